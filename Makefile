@@ -1,0 +1,37 @@
+# The jobs of this project. `make site` and `make test` set up everything they need on a fresh machine.
+PY := .venv/bin/python
+STAMP := .stamps
+
+.PHONY: site serve test models data check train setup
+
+site: setup                  ## the main job: build the lesson site into site/ (regenerates stale data first)
+	$(PY) -m generator build
+
+serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
+	$(PY) -m generator serve
+
+test: setup                  ## the whole test suite
+	$(PY) -m pytest
+
+models: setup                ## load, validate and report the committed models
+	$(PY) -m generator models
+
+data: setup                  ## gen_c13_precomputed: recompute precomputed/c13.json from the models
+	$(PY) -m generator data
+
+check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs
+	$(PY) -m generator check
+
+train: setup                 ## retrain tokenizer + three models from the corpus (tens of minutes)
+	$(PY) -m generator train $(if $(CORPUS),--corpus $(CORPUS))
+
+setup: $(STAMP)/python $(STAMP)/node
+
+$(STAMP)/python: pyproject.toml
+	python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@mkdir -p $(STAMP) && touch $@
+
+$(STAMP)/node: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@mkdir -p $(STAMP) && touch $@

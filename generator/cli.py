@@ -1,0 +1,118 @@
+"""The command line: python -m generator COMMAND. Bad input exits 2 with a message naming the file and field."""
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import InputError, SettingError
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+PRECOMPUTED = ROOT / "precomputed"
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
+
+
+def cmd_train(args):
+    from .train import Recipe, train_all
+    recipe = Recipe() if args.steps is None else Recipe(steps=args.steps)
+    card = train_all(args.corpus, args.out, recipe)
+    for name, m in card["models"].items():
+        print(f"{name:>12}: held-out loss {m['heldout_loss']:.4f}, train loss {m['train_loss']:.4f}")
+    print(f"all three in {card['wall_seconds_total']:.0f} s; card written to {Path(args.out) / 'README.md'}")
+
+
+def cmd_models(args):
+    from .checkpoint import load_family
+    import json
+    tok, models = load_family(args.models)
+    card_path = Path(args.models) / "card.json"
+    card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {"models": {}}
+    print(f"tokenizer: {tok.get_vocab_size():,} tokens ({Path(args.models) / 'tokenizer.json'})")
+    target = next(iter(models.values())).num_params()
+    for name, model in models.items():
+        n = model.num_params()
+        held = card["models"].get(name, {}).get("heldout_loss")
+        held = f"{held:.4f}" if held is not None else "n/a"
+        print(f"{name:>12}: width {model.cfg.n_embd:>3}, {n:>9,} parameters "
+              f"(1/{target / n:.1f} of the target), held-out loss {held}")
+
+
+def cmd_data(args):
+    from .precompute import generate
+    out = Path(args.out) if args.out else Path(args.precomputed) / "c13.json"
+    data, seconds = generate(args.models, args.precomputed, out, progress=not args.quiet)
+    g = data["greedy"]
+    print(f"greedy identity: {g['identical']}/{g['total']} runs equal the target's own greedy output")
+    for draft, d in data["accounting"]["drafts"].items():
+        row = d["rows"][3]
+        print(f"{draft:>12}: c = {d['c']:.3f}; k = {row['k']}: {row['tokens_per_target_forward']:.2f} tokens "
+              f"per target forward (formula {row['formula']:.2f}, α = {row['acceptance_rate']:.3f}); "
+              f"best k = {d['best_k']} ({d['best_speedup']:.2f}×)")
+    print(f"wrote {out} in {seconds:.1f} s")
+
+
+def cmd_check(args):
+    from .provenance import stale_inputs
+    path = Path(args.precomputed) / "c13.json"
+    changed = stale_inputs(path, args.models, args.precomputed)
+    if changed:
+        print(f"{path} is stale; changed since it was generated:", file=sys.stderr)
+        for name in changed:
+            print(f"  - {name}", file=sys.stderr)
+        print("regenerate it with: python -m generator data", file=sys.stderr)
+        return 1
+    print(f"{path} is fresh: every input matches its recorded sha256")
+    return 0
+
+
+def cmd_build(args):
+    from .site import build, report
+    result = build(data=args.data, out=args.out, models=args.models, precomputed=args.precomputed,
+                   progress=not args.quiet)
+    report(result)
+
+
+def cmd_serve(args):
+    from .site import serve
+    serve(args.site, args.port, args.prefix)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("train", help="train the tokenizer and the three models from a corpus (tens of minutes)")
+    p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="UTF-8 text, hard-wrapped paragraphs")
+    p.add_argument("--out", default=str(MODELS), help="where to write tokenizer, models and card")
+    p.add_argument("--steps", type=int, default=None, help="training steps per model (default: the recipe's)")
+    p.set_defaults(run=cmd_train)
+    p = sub.add_parser("models", help="load and validate the committed models, and report them")
+    p.add_argument("--models", default=str(MODELS))
+    p.set_defaults(run=cmd_models)
+    p = sub.add_parser("data", help="gen_c13_precomputed: compute every figure of the lesson into c13.json")
+    p.add_argument("--models", default=str(MODELS))
+    p.add_argument("--precomputed", default=str(PRECOMPUTED), help="folder of the hand-written inputs")
+    p.add_argument("--out", default=None, help="output path (default: PRECOMPUTED/c13.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_data)
+    p = sub.add_parser("check", help="exit 1 when c13.json no longer matches its inputs")
+    p.add_argument("--models", default=str(MODELS))
+    p.add_argument("--precomputed", default=str(PRECOMPUTED))
+    p.set_defaults(run=cmd_check)
+    p = sub.add_parser("build", help="build the lesson site (regenerating c13.json when stale) into site/")
+    p.add_argument("--data", default=None, help="use this c13.json as it is (default: precomputed/c13.json, "
+                                                 "checked for freshness and regenerated when stale)")
+    p.add_argument("--out", default=str(ROOT / "site"), help="where the built site goes (replaced atomically)")
+    p.add_argument("--models", default=str(MODELS))
+    p.add_argument("--precomputed", default=str(PRECOMPUTED))
+    p.add_argument("--quiet", action="store_true", help="no progress bar when regenerating")
+    p.set_defaults(run=cmd_build)
+    p = sub.add_parser("serve", help="serve the built site on 127.0.0.1 for offline reading")
+    p.add_argument("--site", default=str(ROOT / "site"), help="the built folder")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--prefix", default="/", help="serve under this sub-path, e.g. /course/c13/")
+    p.set_defaults(run=cmd_serve)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except (InputError, SettingError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2

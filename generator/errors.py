@@ -1,0 +1,14 @@
+"""The one error type for bad input. Its message always names the file and the field."""
+
+
+class InputError(Exception):
+    """A file the generator was given is missing, corrupt or does not fit the others."""
+
+    def __init__(self, path, field, problem):
+        self.path, self.field, self.problem = str(path), field, problem
+        where = f"{self.path}: {field}" if field else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+class SettingError(ValueError):
+    """An impossible setting (k too large for the context, an unknown draft, …); the message says which."""

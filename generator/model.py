@@ -1,0 +1,126 @@
+"""A small GPT: learned positions, pre-norm, tied embeddings, no biases."""
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass
+class GPTConfig:
+    vocab_size: int = 2048
+    block_size: int = 128   # context length
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 256       # width: 256 target, 64 and 128 drafts
+
+    def to_dict(self):
+        return asdict(self)
+
+
+class KVCache:
+    """Keys and values of the tokens already seen, per layer, so decoding feeds only the new tokens.
+
+    truncate(n) forgets everything after the first n positions: a rejected draft is undone this way.
+    """
+
+    def __init__(self, n_layer):
+        self.kv = [None] * n_layer
+
+    def __len__(self):
+        return 0 if self.kv[0] is None else self.kv[0][0].shape[2]
+
+    def extend(self, layer, k, v):
+        if self.kv[layer] is not None:
+            k = torch.cat([self.kv[layer][0], k], dim=2)
+            v = torch.cat([self.kv[layer][1], v], dim=2)
+        self.kv[layer] = (k, v)
+        return k, v
+
+    def truncate(self, n):
+        self.kv = [None if kv is None or n == 0 else (kv[0][:, :, :n], kv[1][:, :, :n]) for kv in self.kv]
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, cfg, dropout):
+        super().__init__()
+        self.n_head, self.dropout = cfg.n_head, dropout
+        self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=False)
+        self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=False)
+
+    def forward(self, x, cache=None, layer=0):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        if cache is not None:
+            k, v = cache.extend(layer, k, v)
+        past = k.shape[2] - T
+        if past == 0:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                               dropout_p=self.dropout if self.training else 0.0)
+        else:  # new token i sees every cached position and the new ones up to itself
+            mask = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=past)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return F.dropout(self.proj(y.transpose(1, 2).reshape(B, T, C)), self.dropout, self.training)
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg, dropout):
+        super().__init__()
+        self.dropout = dropout
+        self.up = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=False)
+        self.down = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=False)
+
+    def forward(self, x):
+        return F.dropout(self.down(F.gelu(self.up(x))), self.dropout, self.training)
+
+
+class Block(nn.Module):
+    def __init__(self, cfg, dropout):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(cfg.n_embd, bias=False)
+        self.attn = SelfAttention(cfg, dropout)
+        self.ln2 = nn.LayerNorm(cfg.n_embd, bias=False)
+        self.mlp = MLP(cfg, dropout)
+
+    def forward(self, x, cache=None, layer=0):
+        x = x + self.attn(self.ln1(x), cache, layer)
+        return x + self.mlp(self.ln2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, cfg, dropout=0.0):
+        """dropout is a training setting only: it acts in train mode and is not part of the checkpoint."""
+        super().__init__()
+        self.cfg = cfg
+        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.n_embd)
+        self.pos_emb = nn.Embedding(cfg.block_size, cfg.n_embd)
+        self.blocks = nn.ModuleList(Block(cfg, dropout) for _ in range(cfg.n_layer))
+        self.ln_f = nn.LayerNorm(cfg.n_embd, bias=False)
+        self.apply(self._init)
+        for name, p in self.named_parameters():  # residual branches start small (GPT-2)
+            if name.endswith(("proj.weight", "down.weight")):
+                nn.init.normal_(p, std=0.02 / math.sqrt(2 * cfg.n_layer))
+
+    @staticmethod
+    def _init(m):
+        if isinstance(m, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(m.weight, std=0.02)
+
+    def num_params(self):
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, idx, cache=None):
+        """Token ids (B, T) → logits (B, T, vocab): a next-token distribution at every position.
+
+        With a KVCache, idx holds only the tokens after the cached ones (batch 1), and the cache grows.
+        """
+        past = len(cache) if cache is not None else 0
+        T = idx.shape[1]
+        if past + T > self.cfg.block_size:
+            raise ValueError(f"sequence of {past + T} tokens exceeds the context of {self.cfg.block_size}")
+        x = self.tok_emb(idx) + self.pos_emb(torch.arange(past, past + T, device=idx.device))
+        for i, block in enumerate(self.blocks):
+            x = block(x, cache, i)
+        return self.ln_f(x) @ self.tok_emb.weight.T  # tied output embedding

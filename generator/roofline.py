@@ -1,0 +1,65 @@
+"""Roofline lower bounds of one decode step of the anchor model at batch 1, from anchor-model.json.
+
+Both times are lower bounds: the compute bound assumes every multiply-add at peak dense BF16 throughput,
+the weight-read bound assumes every weight byte streams once at peak HBM bandwidth.
+"""
+import json
+from pathlib import Path
+
+from .errors import InputError
+
+NEEDED = {
+    "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",
+              "linear_attention_state_bytes_per_request"),
+    "hardware": ("name", "peak_bf16_dense_flops", "hbm_bandwidth_bytes_per_s"),
+    "assumptions": ("flops_per_param_per_position", "positions_verified"),
+}
+
+
+def load_anchor(path):
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "file is missing")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(path, None, f"not valid JSON ({e})") from None
+    for section, fields in NEEDED.items():
+        if not isinstance(data.get(section), dict):
+            raise InputError(path, section, "section is missing")
+        for f in fields:
+            value = data[section].get(f)
+            if f == "name":
+                ok = isinstance(value, str) and value
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            if not ok:
+                raise InputError(path, f"{section}.{f}", f"must be {'a name' if f == 'name' else 'a positive number'}, got {value!r}")
+        if section != "assumptions" and not isinstance(data[section].get("sources"), dict):
+            raise InputError(path, f"{section}.sources", "every hand-written figure needs its source")
+    return data
+
+
+def roofline(anchor):
+    m, hw, a = anchor["model"], anchor["hardware"], anchor["assumptions"]
+    bytes_per_token = m["params_read_per_token"] * m["bytes_per_param"]
+    flops_per_position = a["flops_per_param_per_position"] * m["params_read_per_token"]
+    k1 = a["positions_verified"]
+    compute_ms = flops_per_position / hw["peak_bf16_dense_flops"] * 1e3
+    read_ms = bytes_per_token / hw["hbm_bandwidth_bytes_per_s"] * 1e3
+    return {
+        "model": m["name"], "hardware": hw["name"], "vocab_size": m["vocab_size"],
+        "params_read_per_token": m["params_read_per_token"],
+        "bytes_read_per_token": bytes_per_token,
+        "flops_per_position": flops_per_position,
+        "compute_ms_per_token": compute_ms,
+        "weight_read_ms_per_token": read_ms,
+        "positions_verified": k1,
+        "compute_ms_for_positions": compute_ms * k1,
+        "read_over_compute": read_ms / compute_ms,
+        "arithmetic_intensity_flops_per_byte": flops_per_position / bytes_per_token,
+        "ridge_flops_per_byte": hw["peak_bf16_dense_flops"] / hw["hbm_bandwidth_bytes_per_s"],
+        "linear_attention_state_bytes": m["linear_attention_state_bytes_per_request"],
+        "linear_attention_state_mib": m["linear_attention_state_bytes_per_request"] / 2**20,
+        "linear_attention_state_mb": m["linear_attention_state_bytes_per_request"] / 1e6,
+    }

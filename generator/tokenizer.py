@@ -1,0 +1,102 @@
+"""The byte-level BPE tokenizer: training, loading, and a readable label for every token id."""
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from .errors import InputError
+
+VOCAB_SIZE = 2048
+
+
+def train_tokenizer(text, vocab_size=VOCAB_SIZE):
+    """Train a byte-level BPE on unwrapped text; every byte is in the alphabet, so nothing is unknown."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(text.splitlines(keepends=True), trainer=trainer)
+    if tok.get_vocab_size() != vocab_size:
+        raise InputError("<corpus>", "vocab_size",
+                         f"BPE stopped at {tok.get_vocab_size()} tokens, {vocab_size} were asked for")
+    return tok
+
+
+def load_tokenizer(path):
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "tokenizer file is missing")
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as e:  # the library raises a bare Exception on malformed JSON
+        raise InputError(path, None, f"not a readable tokenizer ({e})") from None
+
+
+def _byte_decoder():
+    """The inverse of byte-level BPE's byte → printable-character table."""
+    return {ch: b for b, ch in _bytes_to_unicode().items()}
+
+
+def _bytes_to_unicode():
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    table, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+def token_bytes(tok):
+    """The raw bytes of every token id, as a list indexed by id."""
+    dec = _byte_decoder()
+    out = [b""] * tok.get_vocab_size()
+    for piece, i in tok.get_vocab().items():
+        out[i] = bytes(dec[ch] for ch in piece)
+    return out
+
+
+_SHOWN = {"\n": "⏎", " ": "␠", "\t": "⇥", "\r": "␍"}
+
+
+def label(raw):
+    """A readable label for a token's bytes: whole UTF-8 characters as text, other bytes as ‹hex›, consecutive ones grouped.
+
+    Whitespace and control characters are made visible, so no label is blank or a bare U+FFFD.
+    """
+    parts, hexes, i = [], [], 0
+
+    def flush():
+        if hexes:
+            parts.append("‹" + " ".join(hexes) + "›")
+            hexes.clear()
+
+    while i < len(raw):
+        for width in (1, 2, 3, 4):
+            try:
+                ch = raw[i:i + width].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            break
+        else:
+            hexes.append(f"{raw[i]:02X}")
+            i += 1
+            continue
+        flush()
+        if ch in _SHOWN:
+            ch = _SHOWN[ch]
+        elif not ch.isprintable():
+            ch = f"‹U+{ord(ch):04X}›"
+        parts.append(ch)
+        i += width
+    flush()
+    return "".join(parts)
+
+
+def token_labels(tok):
+    return [label(b) for b in token_bytes(tok)]

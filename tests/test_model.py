@@ -1,0 +1,64 @@
+import torch
+
+from generator.model import GPT, GPTConfig
+
+
+def expected_params(c):
+    """Closed form from the config: embeddings + per layer (attention 4d², MLP 8d², two norms) + final norm."""
+    d = c.n_embd
+    return c.vocab_size * d + c.block_size * d + c.n_layer * (12 * d * d + 2 * d) + d
+
+
+def test_parameter_count_from_config_equals_the_tensors():
+    for d in (64, 128, 256):
+        cfg = GPTConfig(n_embd=d)
+        model = GPT(cfg)
+        assert model.num_params() == expected_params(cfg)
+        assert sum(t.numel() for t in model.state_dict().values()) == expected_params(cfg)
+
+
+def test_output_embedding_is_tied_and_there_are_no_biases():
+    cfg = GPTConfig(n_embd=64)
+    state = GPT(cfg).state_dict()
+    vocab_sized = [n for n, t in state.items() if t.shape[0] == cfg.vocab_size]
+    assert vocab_sized == ["tok_emb.weight"]
+    assert not any(n.endswith("bias") for n in state)
+
+
+def test_one_forward_over_k_plus_1_positions_equals_step_by_step():
+    torch.manual_seed(3)
+    model = GPT(GPTConfig(n_embd=64)).eval()
+    for k in (1, 4, 8):
+        seq = torch.randint(0, 2048, (1, 10 + k + 1))
+        with torch.no_grad():
+            together = torch.softmax(model(seq), -1)[0]
+            for t in range(10, seq.shape[1]):  # what one-token-at-a-time decoding computes at each step
+                alone = torch.softmax(model(seq[:, : t + 1]), -1)[0, -1]
+                assert torch.allclose(together[t], alone, atol=1e-5, rtol=0)
+
+
+def test_context_overflow_is_refused():
+    model = GPT(GPTConfig(n_embd=64, block_size=16))
+    try:
+        model(torch.zeros(1, 17, dtype=torch.long))
+    except ValueError as e:
+        assert "context of 16" in str(e)
+    else:
+        raise AssertionError("a sequence longer than the context must be refused")
+
+
+def test_kv_cache_gives_the_same_distributions_and_rolls_back():
+    from generator.model import KVCache
+    torch.manual_seed(4)
+    model = GPT(GPTConfig(n_embd=64, n_head=4)).eval()
+    seq = torch.randint(0, 2048, (1, 40))
+    with torch.no_grad():
+        full = torch.softmax(model(seq), -1)[0]
+        cache = KVCache(model.cfg.n_layer)
+        parts = [torch.softmax(model(seq[:, a:b], cache), -1)[0] for a, b in ((0, 7), (7, 8), (8, 20), (20, 40))]
+        assert torch.allclose(torch.cat(parts), full, atol=1e-5, rtol=0)
+        cache.truncate(25)  # forget positions 25…39, then feed other tokens there
+        other = torch.randint(0, 2048, (1, 5))
+        again = torch.softmax(model(other, cache), -1)[0]
+        fresh = torch.softmax(model(torch.cat([seq[:, :25], other], 1)), -1)[0, 25:]
+        assert len(cache) == 30 and torch.allclose(again, fresh, atol=1e-5, rtol=0)

@@ -1,0 +1,235 @@
+"""gen_c13_precomputed: the committed c13.json is fresh, reproducible and self-consistent; bad input is refused."""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from generator.errors import InputError
+from generator.provenance import stale_inputs
+from generator.roofline import load_anchor, roofline
+from generator.shared_sampler import sampler
+from tests.conftest import MODELS, ROOT
+
+PRECOMPUTED = ROOT / "precomputed"
+C13 = PRECOMPUTED / "c13.json"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return json.loads(C13.read_text(encoding="utf-8"))
+
+
+def test_committed_json_is_fresh():
+    assert stale_inputs(C13, MODELS, PRECOMPUTED) == []
+
+
+def test_regeneration_reproduces_the_committed_bytes(tmp_path):
+    out = tmp_path / "c13.json"
+    run = subprocess.run([sys.executable, "-m", "generator", "data", "--quiet", "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert out.read_bytes() == C13.read_bytes()
+
+
+def test_check_names_what_changed(tmp_path):
+    pre = tmp_path / "pre"
+    shutil.copytree(PRECOMPUTED, pre)
+    anchor = json.loads((pre / "anchor-model.json").read_text(encoding="utf-8"))
+    anchor["hardware"]["hbm_bandwidth_bytes_per_s"] *= 2
+    (pre / "anchor-model.json").write_text(json.dumps(anchor), encoding="utf-8")
+    assert stale_inputs(pre / "c13.json", MODELS, pre) == ["precomputed/anchor-model.json"]
+    run = subprocess.run([sys.executable, "-m", "generator", "check", "--precomputed", str(pre)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 1 and "precomputed/anchor-model.json" in run.stderr
+
+
+def test_greedy_speculative_equals_target_greedy_in_all_16_runs(data):
+    g = data["greedy"]
+    assert g["total"] == len(data["prompts"]) * 2 * len(g["ks"]) == 16
+    assert g["identical"] == g["total"]
+    for run in g["runs"]:
+        assert run["tokens"] == g["reference"][run["prompt"]]
+
+
+def test_roofline_recomputed_from_anchor_file(data):
+    fresh = roofline(load_anchor(PRECOMPUTED / "anchor-model.json"))
+    assert fresh == data["anchor"]
+    # the lesson's figures for the anchor (LESSON.md §3), recomputed
+    assert round(fresh["compute_ms_per_token"], 3) == 0.052
+    assert round(fresh["weight_read_ms_per_token"], 2) == 15.30
+    assert round(fresh["compute_ms_for_positions"], 2) == 0.26
+    assert fresh["positions_verified"] == 5
+    assert fresh["linear_attention_state_mib"] == 144 and round(fresh["linear_attention_state_mb"]) == 151
+
+
+def test_prefix_figures_follow_from_the_stored_distributions(data):
+    for prefix in ("孔明曰：「", "卻說曹操"):
+        entry = data["distributions"][prefix]
+        assert len(entry["p"]) == data["tokenizer"]["vocab_size"]
+        for draft in ("c1_dim64", "c1_dim128"):
+            pair = sampler.Pair(entry["p"], entry["q"][draft])
+            assert entry["alpha"][draft] == pair.alpha
+            assert entry["sum_pq"][draft] == pair.sum_pq
+            assert entry["tv_resample_p_closed_form"][draft] == sampler.resample_p_tv(pair.p, pair.q)
+            assert pair.sum_pq < pair.alpha  # the naive scheme accepts far less than the min rule
+
+
+def test_offline_figures_are_reproduced_by_the_sampler_and_tell_the_story(data):
+    off = data["offline"]
+    for prefix, per_draft in off["results"].items():
+        for draft, res in per_draft.items():
+            pair = sampler.Pair(data["distributions"][prefix]["p"], data["distributions"][prefix]["q"][draft])
+            for scheme in ("correct", "direct"):
+                assert res[scheme]["n"] == off["n"] == 200_000
+            again = sampler.summary(sampler.run(pair, off["n"], res["correct"]["seed"], "correct"), pair)
+            assert again["tv"] == res["correct"]["tv"]  # the same file and seed give the same figure
+            floor = res["direct"]["tv"]
+            assert res["correct"]["tv"] < 1.25 * floor
+            closed = data["distributions"][prefix]["tv_resample_p_closed_form"][draft]
+            assert res["resample_p"]["tv"] > 2 * floor
+            assert abs(res["resample_p"]["tv"] - closed) < 1.5 * floor
+
+
+def test_replay_rounds_add_up(data):
+    rep = data["replay"]
+    assert rep["draft"] == "c1_dim64" and rep["k"] == 4 and rep["temperature"] == 1
+    assert len(rep["tokens"]) >= rep["n_new"] == 32
+    produced = []
+    for r in rep["rounds"]:
+        assert 1 <= r["yield"] == r["accepted"] + 1 <= rep["k"] + 1
+        produced += r["draft"][: r["accepted"]] + [r["token"]]
+        for a, u in zip(r["accept_prob"], r["u"]):
+            assert 0 <= u < 1 and 0 < a <= 1
+    assert produced == rep["tokens"]
+    yields = {r["yield"] for r in rep["rounds"]}
+    assert 1 in yields and rep["k"] + 1 in yields  # the lesson points at both ends of the range
+    assert rep["first_seed_tried"] <= rep["seed"]
+    assert rep["target_forwards"] == len(rep["rounds"])
+    assert rep["draft_forwards"] == rep["k"] * len(rep["rounds"])
+
+
+def test_accounting_rows_are_consistent(data):
+    acc = data["accounting"]
+    runs = len(acc["prompts"]) * len(acc["seeds"])
+    assert runs == 12
+    for draft, d in acc["drafts"].items():
+        assert d["c"] == data["models"][draft]["parameters"] / data["models"]["ref_baseline"]["parameters"]
+        assert [r["k"] for r in d["rows"]] == list(range(1, 9))
+        for r in d["rows"]:
+            a, k = r["acceptance_rate"], r["k"]
+            assert r["tokens"] >= runs * acc["n_new"]
+            assert r["tokens_per_target_forward"] == r["tokens"] / r["target_forwards"]
+            assert 1 <= r["tokens_per_target_forward"] <= k + 1
+            assert math.isclose(r["formula"], (1 - a ** (k + 1)) / (1 - a), rel_tol=1e-12)
+            assert math.isclose(r["speedup"], r["formula"] / (d["c"] * k + 1), rel_tol=1e-12)
+        assert d["best_k"] == max(d["rows"], key=lambda r: r["speedup"])["k"]
+
+
+def test_alpha_spread_covers_at_least_64_positions(data):
+    for draft, s in data["alpha_spread"]["drafts"].items():
+        assert s["positions"] == len(s["values"]) >= 64
+        assert s["min"] == min(s["values"]) and s["max"] == max(s["values"])
+        assert all(0 <= v <= 1 for v in s["values"])
+
+
+def test_provenance_records_every_input(data):
+    inputs = data["provenance"]["inputs"]
+    for name in ("models/tokenizer.json", "precomputed/anchor-model.json", "precomputed/papers.json",
+                 "widgets/sampler.py", "generator"):
+        assert name in inputs
+    for model in ("ref_baseline", "c1_dim64", "c1_dim128"):
+        assert f"models/{model}/model.safetensors" in inputs
+    assert data["schema_version"] == 1
+    assert len(data["tokenizer"]["labels"]) == data["tokenizer"]["vocab_size"]
+
+
+# ----------------------------------------------------------------------------- bad inputs
+
+def generate_into(tmp_path, models_dir, pre_dir):
+    """Run the data command against (possibly broken) inputs; the output starts as a known old file."""
+    out = tmp_path / "out.json"
+    out.write_text('{"old": true}\n', encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "generator", "data", "--quiet", "--models", str(models_dir),
+                          "--precomputed", str(pre_dir), "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.read_text(encoding="utf-8") == '{"old": true}\n', "the old JSON must stay untouched"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.json")] == []  # no temp leftovers
+    return run
+
+
+def copy_models(tmp_path):
+    dst = tmp_path / "models"
+    shutil.copytree(MODELS, dst)
+    return dst
+
+
+def test_missing_model_folder_is_refused(tmp_path):
+    models = copy_models(tmp_path)
+    shutil.rmtree(models / "c1_dim128")
+    run = generate_into(tmp_path, models, PRECOMPUTED)
+    assert run.returncode == 2 and "c1_dim128" in run.stderr and "missing" in run.stderr
+
+
+def test_draft_with_another_vocabulary_is_refused(tmp_path):
+    from safetensors.torch import load_file, save_file
+    models = copy_models(tmp_path)
+    cfg_path = models / "c1_dim64" / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["vocab_size"] = 2047
+    cfg_path.write_text(json.dumps(cfg))
+    tensors = load_file(models / "c1_dim64" / "model.safetensors")
+    tensors["tok_emb.weight"] = tensors["tok_emb.weight"][:2047].clone()
+    save_file(tensors, models / "c1_dim64" / "model.safetensors")
+    run = generate_into(tmp_path, models, PRECOMPUTED)
+    assert run.returncode == 2 and "c1_dim64/config.json: vocab_size" in run.stderr
+
+
+@pytest.mark.parametrize("broken, field", [
+    ("{ not json", "not valid JSON"),
+    ('{"model": {}, "hardware": {}, "assumptions": {}}', "model.name"),
+    (None, "hardware.hbm_bandwidth_bytes_per_s"),
+])
+def test_malformed_anchor_file_is_refused(tmp_path, broken, field):
+    pre = tmp_path / "pre"
+    shutil.copytree(PRECOMPUTED, pre)
+    if broken is None:
+        anchor = json.loads((pre / "anchor-model.json").read_text(encoding="utf-8"))
+        anchor["hardware"]["hbm_bandwidth_bytes_per_s"] = "fast"
+        broken = json.dumps(anchor)
+    (pre / "anchor-model.json").write_text(broken, encoding="utf-8")
+    run = generate_into(tmp_path, MODELS, pre)
+    assert run.returncode == 2 and "anchor-model.json" in run.stderr and field in run.stderr
+
+
+def test_a_failure_midway_leaves_the_old_json(tmp_path, monkeypatch):
+    import generator.precompute as pc
+    out = tmp_path / "c13.json"
+    out.write_text("old\n")
+
+    def boom(*a, **k):
+        raise RuntimeError("interrupted")
+    monkeypatch.setattr(pc, "accounting", boom)
+    with pytest.raises(RuntimeError):
+        pc.generate(MODELS, PRECOMPUTED, out, progress=False)
+    assert out.read_text() == "old\n" and sorted(os.listdir(tmp_path)) == ["c13.json"]
+
+
+def test_an_impossible_setting_is_refused(tmp_path, monkeypatch):
+    import generator.precompute as pc
+    from generator.errors import SettingError
+    monkeypatch.setitem(pc.ACCOUNTING, "n_new", 200)
+    out = tmp_path / "c13.json"
+    with pytest.raises(SettingError, match="more than the context"):
+        pc.generate(MODELS, PRECOMPUTED, out, progress=False)
+    assert not out.exists()
+
+
+def test_input_error_names_the_anchor_section(tmp_path):
+    path = tmp_path / "anchor.json"
+    path.write_text(json.dumps({"model": {"name": "x"}}))
+    with pytest.raises(InputError, match="hardware: section is missing|model.vocab_size"):
+        load_anchor(path)
