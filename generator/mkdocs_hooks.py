@@ -9,13 +9,18 @@
 - Per page: the count of in-page experiments is taken from the rendered page (its <section class="c13-exp">
   elements), each experiment gets its file:// notice, and a page with experiments carries the data the
   widgets need as <script type="application/json" id="c13-widget-data"> (embedded, never fetched).
-- Files: widgets/*.css|js|py and the pinned browser packages from node_modules (KaTeX, iframe-worker,
+- Files: widgets/*.css|js|py and the pinned browser packages from node_modules (KaTeX CSS and fonts, iframe-worker,
   Pyodide) are added to the build as generated files, so nothing is copied into docs/.
+- Math: arithmatex's formulas are rendered to HTML (+ MathML) at build time by generator/katex_render.mjs,
+  so they read without JavaScript and the page loads no math script.
 """
+import html
 import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 import traceback
 from decimal import Decimal
@@ -43,8 +48,6 @@ EXP_OPEN = re.compile(r'<section\b(?=[^>]*\bclass="c13-exp")[^>]*\bid="([^"]+)"[
 
 # Browser files copied from node_modules into the site: (package, file in the package, path in the site).
 VENDOR = [("katex", "dist/katex.min.css", "assets/vendor/katex/katex.min.css"),
-          ("katex", "dist/katex.min.js", "assets/vendor/katex/katex.min.js"),
-          ("katex", "dist/contrib/auto-render.min.js", "assets/vendor/katex/contrib/auto-render.min.js"),
           ("katex", "LICENSE", "assets/vendor/katex/LICENSE"),
           ("iframe-worker", "shim/index.js", "assets/vendor/iframe-worker/shim.js"),
           ("iframe-worker", "LICENSE", "assets/vendor/iframe-worker/LICENSE")]
@@ -524,7 +527,30 @@ def on_page_content(html, page, config, files):
     return html
 
 
+MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+KATEX_RENDER = ROOT / "generator" / "katex_render.mjs"
+
+
+def render_math(output, name):
+    """Replace arithmatex's \\( … \\) and \\[ … \\] by KaTeX's HTML, rendered now with node, so that math
+    reads without JavaScript and the page loads no math script (only KaTeX's CSS and fonts)."""
+    found = list(MATH.finditer(output))
+    if not found:
+        return output
+    items = [{"tex": html.unescape(m.group(2)).strip()[2:-2], "display": m.group(1) == "div"} for m in found]
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError(f"{name}: node is needed to render the math at build time (install Node 20)")
+    run = subprocess.run([node, str(KATEX_RENDER)], input=json.dumps(items), capture_output=True,
+                         text=True, cwd=ROOT)
+    if run.returncode != 0:
+        raise PluginError(f"{name}: {run.stderr.strip()}")
+    rendered = iter(json.loads(run.stdout))
+    return MATH.sub(lambda m: f'<{m.group(1)} class="arithmatex">{next(rendered)}</{m.group(1)}>', output)
+
+
 def on_post_page(output, page, config):
+    output = render_math(output, page.file.src_uri)
     if EXPERIMENT_COUNT in output:
         raise PluginError(f"{page.file.src_uri}: the experiment count placeholder was left in the page")
     if getattr(page, "c13_experiments", None):

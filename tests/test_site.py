@@ -522,3 +522,12 @@ def test_replay_text_is_read_back_from_labels_without_control_or_replacement_cha
     text = figures.readable(raw)
     assert text == "孔明⏎‹U+0008›‹E6›"
     assert "\ufffd" not in text
+
+
+def test_math_is_rendered_at_build_time_and_no_math_script_is_loaded(site):
+    html = read(site / "index.html")
+    assert html.count('class="katex"') >= 10
+    assert "\\(" not in html and "\\[" not in html  # every arithmatex formula was replaced
+    assert "<math" in html  # KaTeX's MathML copy is there for screen readers
+    assert "katex.min.js" not in html and "auto-render" not in html
+    assert "katex.min.css" in html  # the styles and fonts still come from the site
