@@ -5,7 +5,6 @@ itself, so an author's own checkpoints of this family load without code changes.
 """
 import dataclasses
 import hashlib
-import json
 from pathlib import Path
 
 import torch
@@ -14,6 +13,7 @@ from safetensors.torch import save as safetensors_bytes
 
 from . import atomic
 from .errors import InputError
+from .jsonio import read_json
 from .model import GPT, GPTConfig
 from .tokenizer import load_tokenizer, token_bytes
 
@@ -43,14 +43,7 @@ def save_model(model, folder, fingerprint):
 
 
 def _read_config(path):
-    if not path.is_file():
-        raise InputError(path, None, "file is missing")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(path, None, f"not valid JSON ({e})") from None
-    if not isinstance(raw, dict):
-        raise InputError(path, None, "must be a JSON object")
+    raw = read_json(path, "the model's config")
     fields = {}
     for f in dataclasses.fields(GPTConfig):
         if f.name not in raw:

@@ -37,12 +37,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from generator import figures  # noqa: E402  (after the path fix: hooks are loaded by file path)
+from generator.errors import InputError  # noqa: E402
+from generator.jsonio import read_json  # noqa: E402
 
 DEFAULT_DATA = ROOT / "precomputed" / "c13.json"
 QA_RECORD = ROOT / "docs" / "qa" / "C13-L3.md"
 # The schema these templates read; generator/provenance.py SCHEMA_VERSION writes it (a test keeps the two equal).
 SCHEMA_VERSION = 1
-SERVE_COMMAND = "python -m generator serve"
+SERVE_COMMAND = "make serve"
+SERVE_PLAIN = "python3 -m http.server"  # for a reader who has only the built folder
 EXPERIMENT_COUNT = "C13EXPERIMENTCOUNTPLACEHOLDER"
 EXP_OPEN = re.compile(r'<section\b(?=[^>]*\bclass="c13-exp")[^>]*\bid="([^"]+)"[^>]*>')
 
@@ -109,15 +112,10 @@ def _get(data, dotted):
 
 
 def load_data(path):
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(path, None, "the precomputed data is missing (make it with: python -m generator data)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(path, None, f"not valid JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise DataError(path, None, "must hold a JSON object")
+        data = read_json(path, "the precomputed data (make it with: python -m generator data)")
+    except InputError as e:
+        raise DataError(path, None, e.problem) from None
     if data.get("schema_version") != SCHEMA_VERSION:
         raise DataError(path, "schema_version",
                         f"is {data.get('schema_version')!r}; the site's templates read version {SCHEMA_VERSION}")
@@ -508,7 +506,8 @@ def on_page_content(html, page, config, files):
     if len(set(sections)) != len(sections):
         raise PluginError(f"{page.file.src_uri}: experiment ids repeat: {sections}")
     notice = ('<p class="c13-exp-notice" hidden>这里是构建时生成的静态版本。在线运行需要用本地服务打开本站：'
-              f'在项目目录执行 <code>{SERVE_COMMAND}</code>，再用浏览器打开它打印的地址（直接双击打开的'
+              f'在项目目录执行 <code>{SERVE_COMMAND}</code>（只有构建好的文件夹时，在该文件夹里执行 '
+              f'<code>{SERVE_PLAIN}</code>），再用浏览器打开它打印的地址（直接双击打开的'
               '文件不能启动实验）。</p>')
     # each experiment's notice goes right under its heading (or first, when it has none)
     out, pos = [], 0

@@ -18,7 +18,8 @@ from tqdm import tqdm
 from . import atomic
 from .checkpoint import DRAFTS, TARGET, load_family
 from .errors import InputError, SettingError
-from .provenance import GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes, read_json
+from .jsonio import read_json
+from .provenance import GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
 from .roofline import load_anchor, roofline
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions, draw, greedy_decode, speculative_run
@@ -236,7 +237,7 @@ def alpha_spread(models, prompts):
 
 def load_papers(path):
     data = read_json(path, "the papers' figures")
-    entries = data.get("entries") if isinstance(data, dict) else None
+    entries = data.get("entries")
     if not isinstance(entries, list) or not entries:
         raise InputError(path, "entries", "must be a non-empty list")
     for i, e in enumerate(entries):

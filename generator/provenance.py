@@ -1,10 +1,10 @@
 """What c13.json was made from: the sha256 of every input, and the check that it is still fresh."""
 import hashlib
-import json
 from pathlib import Path
 
 from .checkpoint import CONFIG, DRAFTS, TARGET, WEIGHTS
 from .errors import InputError
+from .jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_VERSION = 1
@@ -13,7 +13,7 @@ GENERATOR_VERSION = "1.0"
 # The code whose every change can change a figure; its hash is part of the generator's version.
 GENERATOR_CODE = ("generator/model.py", "generator/tokenizer.py", "generator/checkpoint.py",
                   "generator/speculative.py", "generator/roofline.py", "generator/precompute.py",
-                  "generator/provenance.py", "generator/shared_sampler.py")
+                  "generator/provenance.py", "generator/shared_sampler.py", "generator/jsonio.py")
 
 
 def sha256(path):
@@ -49,22 +49,11 @@ def input_hashes(models_dir, precomputed_dir):
     return hashes
 
 
-def read_json(path, what):
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, f"{what} is missing")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(path, None, f"not valid JSON ({e})") from None
-
-
 def stale_inputs(json_path, models_dir, precomputed_dir):
     """The inputs whose hash no longer matches what c13.json records (empty when fresh)."""
     data = read_json(json_path, "the precomputed data")
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        got = data.get("schema_version") if isinstance(data, dict) else None
-        return [f"schema_version (file has {got!r}, this generator writes {SCHEMA_VERSION})"]
+    if data.get("schema_version") != SCHEMA_VERSION:
+        return [f"schema_version (file has {data.get('schema_version')!r}, this generator writes {SCHEMA_VERSION})"]
     recorded = data.get("provenance", {}).get("inputs", {})
     now = input_hashes(models_dir, precomputed_dir)
     changed = [name for name in now if recorded.get(name) != now[name]]

@@ -3,10 +3,8 @@
 Both times are lower bounds: the compute bound assumes every multiply-add at peak dense BF16 throughput,
 the weight-read bound assumes every weight byte streams once at peak HBM bandwidth.
 """
-import json
-from pathlib import Path
-
 from .errors import InputError
+from .jsonio import read_json
 
 NEEDED = {
     "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",
@@ -17,13 +15,7 @@ NEEDED = {
 
 
 def load_anchor(path):
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "file is missing")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InputError(path, None, f"not valid JSON ({e})") from None
+    data = read_json(path, "the anchor's figures")
     for section, fields in NEEDED.items():
         if not isinstance(data.get(section), dict):
             raise InputError(path, section, "section is missing")

@@ -119,7 +119,8 @@ def report(result, log=print):
     site = result["site"]
     log(f"built the site in {result['seconds']:.1f} s: {site}")
     log("read it offline:")
-    log(f"  python -m generator serve          then open http://127.0.0.1:8000/ (experiments run live)")
+    log(f"  make serve                         then open http://127.0.0.1:8000/ (experiments run live)")
+    log(f"  (with only the built folder: cd {site} && python3 -m http.server, then open http://127.0.0.1:8000/)")
     log(f"  or open {site / 'index.html'} straight from disk (pages and search work; experiments show "
         "their static versions)")
 
