@@ -10,7 +10,7 @@ site: setup                  ## the main job: build the lesson site into site/ (
 serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
 	$(PY) -m generator serve
 
-test: setup                  ## the whole test suite
+test: setup $(STAMP)/chromium ## the whole test suite (browser tests drive Debian's Chromium)
 	$(PY) -m pytest
 
 models: setup                ## load, validate and report the committed models
@@ -34,4 +34,11 @@ $(STAMP)/python: pyproject.toml
 
 $(STAMP)/node: package.json package-lock.json
 	npm ci --no-audit --no-fund
+	@mkdir -p $(STAMP) && touch $@
+
+# Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium; it never downloads a browser),
+# with CJK fonts so that pages are laid out with real glyphs, as readers see them.
+$(STAMP)/chromium:
+	@{ command -v chromium && fc-list :lang=zh | grep -q .; } >/dev/null 2>&1 || \
+		{ apt-get update && apt-get install -y chromium fonts-noto-cjk; }
 	@mkdir -p $(STAMP) && touch $@
