@@ -2,13 +2,17 @@
 PY := .venv/bin/python
 STAMP := .stamps
 
-.PHONY: site serve test models data check train setup
+.PHONY: site serve bench test models data check train setup
 
 site: setup                  ## the main job: build the lesson site into site/ (regenerates stale data first)
 	$(PY) -m generator build
 
 serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
 	$(PY) -m generator serve
+
+bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build and weight; Pyodide, runs and bytes in Chromium
+	$(PY) benchmarks/bench_site.py
+	$(PY) benchmarks/bench_browser.py
 
 test: setup $(STAMP)/chromium ## the whole test suite (browser tests drive Debian's Chromium)
 	$(PY) -m pytest

@@ -1,5 +1,5 @@
-/* The page's static helper: on file:// show each experiment's notice that live runs need the local
- * server (math is rendered at build time, so nothing else needs JavaScript). Runs once per page view;
+/* The page's static helper (the live widgets are c13-widgets.js): on file:// show each experiment's
+ * notice that live runs need the local server (math is rendered at build time). Runs once per page view;
  * should instant navigation ever be switched on, Material's document$ calls it again for each new page. */
 (function () {
   "use strict";

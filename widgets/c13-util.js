@@ -1,0 +1,235 @@
+// Small helpers shared by the five experiments: building DOM and SVG without markup strings (token labels
+// are corpus text and always go in through textContent), the site's number formats (the same rules as
+// generator/figures.py, so a figure reads the same in the static and the live version), and a decoder for
+// the compact probabilities that generator/mkdocs_hooks.py embeds.
+
+// The SVG namespace, as the HTML parser assigns it to an <svg> tag (no address written out in our files).
+export const SVG_NS = (() => {
+  const holder = document.createElement("div");
+  holder.innerHTML = "<svg></svg>";
+  return holder.firstChild.namespaceURI;
+})();
+
+/** An HTML element: el("p", {class: "x", "aria-live": "polite"}, "text", child, ...). */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  setAttrs(node, attrs);
+  append(node, children);
+  return node;
+}
+
+/** An SVG element, same calling convention as el(). */
+export function sv(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  setAttrs(node, attrs);
+  append(node, children);
+  return node;
+}
+
+function setAttrs(node, attrs) {
+  if (!attrs) return;
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "text") node.textContent = String(value);
+    else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+}
+
+function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace every child of node by the given ones. */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
+/** A token shown as text in its box (the label comes from the corpus: never parsed as markup). */
+export function tok(labels, id) {
+  const span = document.createElement("span");
+  span.className = "c13-tok";
+  span.textContent = labels[id] ?? `#${id}`;
+  return span;
+}
+
+let uidCounter = 0;
+/** An id unique on this page view. */
+export function uid(prefix) {
+  uidCounter += 1;
+  return `${prefix}-${uidCounter}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// number formats (mirror generator/figures.py)
+// ---------------------------------------------------------------------------------------------------
+
+export function fixed(v, digits) {
+  return Number(v).toFixed(digits);
+}
+
+export function pct(v, digits = 1) {
+  return `${(v * 100).toFixed(digits)}%`;
+}
+
+export function sig(v, digits = 2) {
+  if (v === 0) return "0";
+  if (Math.abs(v) >= 1) return v.toFixed(2);
+  const decimals = digits - 1 - Math.floor(Math.log10(Math.abs(v)));
+  return v.toFixed(decimals);
+}
+
+export function prob(v) {
+  if (v >= 0.01 || v === 0) return `${(v * 100).toFixed(1)}%`;
+  return `${sig(v * 100)}%`;
+}
+
+export function ms(v) {
+  return `${sig(v)} ms`;
+}
+
+export function num(v, digits = 0) {
+  return Number(v).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function times(v, digits = 2) {
+  return `${v.toFixed(digits)}×`;
+}
+
+/** Up to `digits` decimals, trailing zeros dropped: 1.8 → "1.8", 2.0 → "2". */
+export function trim(v, digits = 3) {
+  const s = v.toFixed(digits);
+  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+}
+
+export function gb(v) {
+  return `${(v / 1e9).toFixed(2)} GB`;
+}
+
+export function gflop(v) {
+  return `${(v / 1e9).toFixed(2)} GFLOP`;
+}
+
+/** A large count in Chinese units, as figures.yi does. */
+export function yi(v) {
+  const g4 = (x) => Number(x.toPrecision(4)).toString();
+  const g3 = (x) => Number(x.toPrecision(3)).toString();
+  if (Math.abs(v) >= 1e8) return `${g4(v / 1e8)} 亿`;
+  if (Math.abs(v) >= 1e4) return `${g3(v / 1e4)} 万`;
+  return num(v);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// compact probabilities: value = m × 10^-e written as the digits of m and one letter for e (a = 0 … Z = 51),
+// larger e as "-e." — decoded with Number(m + "e-" + e), a correctly rounded parse of the same decimal that
+// Python's float() reads, so the browser holds the very doubles of c13.json.
+// ---------------------------------------------------------------------------------------------------
+
+const EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+export function unpack(text) {
+  const out = [];
+  const re = /(\d+)(?:([a-zA-Z])|-(\d+)\.)/g;
+  let m;
+  let expected = 0;
+  while ((m = re.exec(text)) !== null) {
+    if (m.index !== expected) throw new Error(`packed probabilities: unexpected text at ${expected}`);
+    expected = re.lastIndex;
+    const e = m[2] ? EXPONENTS.indexOf(m[2]) : Number(m[3]);
+    out.push(Number(`${m[1]}e-${e}`));
+  }
+  if (expected !== text.length) throw new Error(`packed probabilities: unexpected text at ${expected}`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// statistics used by E2
+// ---------------------------------------------------------------------------------------------------
+
+/** The tokens shown one by one: largest max(p, q) first, ties by id (as figures.top_tokens). */
+export function topTokens(p, q, n) {
+  const order = p.map((_, i) => i);
+  order.sort((a, b) => Math.max(p[b], q[b]) - Math.max(p[a], q[a]) || a - b);
+  return order.slice(0, n);
+}
+
+function logGamma(x) {
+  // Lanczos approximation (g = 7, 9 terms); x > 0
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+    1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  x -= 1;
+  let a = c[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/**
+ * The expected TV distance between p and the histogram of n direct draws from p: the noise floor a
+ * scheme's TV is compared with. Each count is binomial, and De Moivre's closed form gives its mean
+ * absolute deviation exactly: E|X − np| = 2m·C(n, m)·p^m·(1 − p)^(n − m + 1) with m = ⌊np⌋ + 1.
+ */
+export function expectedNoiseTV(p, n) {
+  let total = 0;
+  const lgN1 = logGamma(n + 1);
+  for (const pi of p) {
+    if (!(pi > 0) || pi >= 1) continue;
+    const m = Math.floor(n * pi) + 1;
+    if (m > n) continue;
+    const logMad = Math.log(2 * m) + lgN1 - logGamma(m + 1) - logGamma(n - m + 1) + m * Math.log(pi) +
+      (n - m + 1) * Math.log1p(-pi);
+    total += Math.exp(logMad);
+  }
+  return total / (2 * n);
+}
+
+/** Arrow keys, Home and End over a group of elements with a roving tabindex. Returns the new index. */
+export function rovingKey(event, index, count) {
+  switch (event.key) {
+    case "ArrowRight":
+    case "ArrowDown":
+      return (index + 1) % count;
+    case "ArrowLeft":
+    case "ArrowUp":
+      return (index - 1 + count) % count;
+    case "Home":
+      return 0;
+    case "End":
+      return count - 1;
+    default:
+      return -1;
+  }
+}
+
+/** Move the static version of an experiment into a closed <details>, kept for reference. */
+export function stash(section, nodes, summary) {
+  const box = el("details", { class: "c13-static-box" }, el("summary", { text: summary }));
+  const list = nodes.filter(Boolean);
+  if (!list.length) return null;
+  list[0].before(box);
+  for (const node of list) box.append(node);
+  return box;
+}
+
+/** The live container of an experiment, right under its heading and notice. */
+export function mount(section, cls) {
+  const live = el("div", { class: `c13-live ${cls || ""}`.trim() });
+  const notice = section.querySelector(":scope > .c13-exp-notice");
+  const head = section.querySelector(":scope > h3");
+  const after = notice || head;
+  if (after) after.after(live);
+  else section.prepend(live);
+  return live;
+}
+
+/** The static children of an experiment: everything but its heading, its notice and the live part. */
+export function staticChildren(section) {
+  return [...section.children].filter((c) => !c.matches("h3, .c13-exp-notice, .c13-live, .c13-static-box"));
+}

@@ -1,0 +1,267 @@
+// The entry of the lesson's five experiments (loaded as an ES module by every page; mkdocs.yml).
+//
+// Once per page view it reads the embedded data (<script type="application/json" id="c13-widget-data">),
+// finds each <section class="c13-exp" data-widget="eN">, imports ./eN.js and calls its render(element, data)
+// once. Should the theme's instant navigation ever be switched on, Material's document$ emits for every new
+// page and the same happens there. One Pyodide worker serves the whole tab (the `python` object below):
+// E2 asks it to start when the reader reaches the experiment, and it lives across page changes.
+//
+// URLs are derived from this module's own URL, so the site works at / and under a sub-path alike.
+
+const HERE = new URL("./", import.meta.url);          // …/assets/c13/
+const SITE_ROOT = new URL("../../", import.meta.url); // the site's root folder
+const WIDGETS = ["e1", "e2", "e3", "e4", "e5"];
+const BUILD_COMMAND = "make site"; // the README's first command
+
+// ---------------------------------------------------------------------------------------------------
+// the one Pyodide worker of this tab
+// ---------------------------------------------------------------------------------------------------
+
+export const STAGES = [
+  ["loader", "下载 Pyodide 加载器"],
+  ["runtime", "启动 Python（WebAssembly 运行时与标准库）"],
+  ["sampler", "载入 sampler.py"],
+];
+
+class PythonHost {
+  constructor() {
+    this.state = "idle"; // idle | loading | ready | failed
+    this.worker = null;
+    this.pending = new Map();
+    this.listeners = new Set();
+    this.nextId = 1;
+    this.readyPromise = null;
+    this.info = {};
+    this.paths = null;
+    this.generation = 0;
+  }
+
+  serveCommand() {
+    return this.paths?.serveCommand || "make serve";
+  }
+
+  configure(paths) {
+    this.paths = this.paths || paths;
+  }
+
+  subscribe(fn) {
+    this.listeners.add(fn);
+    fn(this.snapshot());
+    return () => this.listeners.delete(fn);
+  }
+
+  snapshot() {
+    return { state: this.state, ...this.info };
+  }
+
+  emit(extra) {
+    Object.assign(this.info, extra);
+    const snap = this.snapshot();
+    for (const fn of this.listeners) {
+      try {
+        fn(snap);
+      } catch (err) {
+        console.warn("c13: a Pyodide status listener failed", err);
+      }
+    }
+  }
+
+  /** Why Pyodide cannot start here, in words for the reader; null when nothing stands in the way. */
+  obstacle() {
+    if (location.protocol === "file:") {
+      return "直接从磁盘打开（file://）时，浏览器不允许启动 Python。请在项目目录执行 " +
+        `${this.serveCommand()}，再用浏览器打开它打印的地址；下面的静态版本（离线数字）仍然可以读。`;
+    }
+    if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") {
+      return "这个浏览器不支持 WebAssembly，无法运行 Python 抽样器。请换用较新的 Chrome、Edge、Firefox 或 Safari；" +
+        "下面的静态版本（离线数字）仍然可以读。";
+    }
+    if (typeof Worker !== "function") {
+      return "这个浏览器不支持后台线程（Web Worker），无法运行 Python 抽样器。请换用较新的浏览器。";
+    }
+    if (!this.paths) return "页面里缺少实验数据（c13-widget-data），无法找到 Pyodide。请重新构建站点。";
+    return null;
+  }
+
+  /** Start Pyodide (once); resolves when it is ready, rejects with a reader-facing message. */
+  ensure() {
+    if (this.readyPromise) return this.readyPromise;
+    const problem = this.obstacle();
+    if (problem) {
+      this.state = "failed";
+      this.emit({ message: problem, stage: null });
+      this.readyPromise = Promise.reject(new Error(problem));
+      this.readyPromise.catch(() => {});
+      return this.readyPromise;
+    }
+    this.state = "loading";
+    this.info = { requestedAt: performance.now(), stage: STAGES[0][0], stageIndex: 0, message: null };
+    this.emit({});
+    this.readyPromise = new Promise((resolve, reject) => {
+      let worker;
+      try {
+        worker = new Worker(new URL("pyodide-worker.mjs", HERE), { type: "module", name: "c13-pyodide" });
+      } catch (err) {
+        this.fail("无法启动后台线程（模块 Worker）：" + (err?.message || err) + "。请换用较新的浏览器。", reject);
+        return;
+      }
+      this.worker = worker;
+      worker.onmessage = (event) => this.onMessage(event.data, resolve, reject);
+      worker.onerror = (event) => {
+        event.preventDefault?.();
+        const detail = event.message ? `（${event.message}）` : "";
+        this.fail(`后台线程文件 pyodide-worker.mjs 加载失败${detail}。站点可能没有完整构建：请在项目目录执行 ` +
+          `${BUILD_COMMAND}，再用 ${this.serveCommand()} 打开。下面的静态版本（离线数字）仍然可以读。`, reject);
+      };
+      worker.postMessage({ type: "init", indexURL: this.paths.indexURL, samplerURL: this.paths.samplerURL });
+    });
+    this.readyPromise.catch(() => {});
+    return this.readyPromise;
+  }
+
+  fail(message, reject) {
+    this.state = "failed";
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.emit({ message });
+    for (const [, req] of this.pending) req.reject(new Error(message));
+    this.pending.clear();
+    reject(new Error(message));
+  }
+
+  onMessage(m, resolve, reject) {
+    if (m.type === "stage") {
+      const index = STAGES.findIndex((s) => s[0] === m.stage);
+      this.emit({ stage: m.stage, stageIndex: index, detail: m.detail });
+    } else if (m.type === "ready") {
+      this.state = "ready";
+      const readyMs = performance.now() - this.info.requestedAt;
+      this.emit({ stage: "ready", stageIndex: STAGES.length, version: m.version, workerMs: m.ms, readyMs });
+      resolve(this);
+    } else if (m.type === "failed") {
+      const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.wasm、python_stdlib.zip）",
+        sampler: "抽样器 sampler.py" }[m.stage] || "Pyodide";
+      this.fail(`${what} 没能载入：${m.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
+        `并用 ${this.serveCommand()} 打开；下面的静态版本（离线数字）仍然可以读。`, reject);
+    } else {
+      const req = this.pending.get(m.id);
+      if (!req) return;
+      if (m.type === "progress") req.onProgress?.(m);
+      else if (m.type === "round") this.settle(m.id, () => req.resolve(m.record));
+      else if (m.type === "done") this.settle(m.id, () => req.resolve(m.result));
+      else if (m.type === "error") this.settle(m.id, () => req.reject(new Error(m.message)));
+    }
+  }
+
+  settle(id, fn) {
+    this.pending.delete(id);
+    fn();
+  }
+
+  async request(message, onProgress) {
+    const generation = this.generation;
+    await this.ensure();
+    if (generation !== this.generation || !this.worker) {
+      // cancelled while waiting for Pyodide: this request never reached the worker
+      const err = new Error("已取消");
+      err.cancelled = true;
+      throw err;
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  /** One round of a seeded stream: round `index` (0-based) of random.Random(seed). */
+  round(args) {
+    return this.request({ type: "round", ...args });
+  }
+
+  /** n rounds; onProgress({done, n, accepted}) after each chunk. Rejects with .cancelled on cancel(). */
+  run(args, onProgress) {
+    return this.request({ type: "run", ...args }, onProgress);
+  }
+
+  /** Stop whatever runs: the worker is ended, and a new one starts when next needed. */
+  cancel() {
+    this.generation += 1;
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.readyPromise = null;
+    this.state = "idle";
+    for (const [, req] of this.pending) {
+      const err = new Error("已取消");
+      err.cancelled = true;
+      req.reject(err);
+    }
+    this.pending.clear();
+    this.emit({ stage: null, stageIndex: 0, message: null, cancelledAt: performance.now() });
+  }
+}
+
+export const python = new PythonHost();
+
+// ---------------------------------------------------------------------------------------------------
+// page views
+// ---------------------------------------------------------------------------------------------------
+
+let cached = { node: null, data: null };
+
+function readData() {
+  const node = document.getElementById("c13-widget-data");
+  if (!node) return null;
+  if (cached.node !== node) {
+    const data = JSON.parse(node.textContent);
+    data.python = python;
+    data.pythonStages = STAGES;
+    data.siteRoot = SITE_ROOT.href;
+    data.urls = {
+      indexURL: new URL(data.pyodide, SITE_ROOT).href,
+      samplerURL: new URL(data.sampler, SITE_ROOT).href,
+      serveCommand: data.serve_command,
+    };
+    python.configure(data.urls);
+    cached = { node, data };
+  }
+  return cached.data;
+}
+
+async function init() {
+  const sections = [...document.querySelectorAll("section.c13-exp[data-widget]")];
+  if (!sections.length) return;
+  let data;
+  try {
+    data = readData();
+  } catch (err) {
+    console.warn("c13: the embedded widget data cannot be read; the static versions stay", err);
+    return;
+  }
+  if (!data) return;
+  for (const section of sections) {
+    const name = section.dataset.widget;
+    if (!WIDGETS.includes(name) || section.dataset.c13Init) continue;
+    section.dataset.c13Init = "started";
+    try {
+      const module = await import(new URL(`${name}.js`, HERE).href);
+      module.render(section, data);
+      section.dataset.c13Init = "done";
+    } catch (err) {
+      section.dataset.c13Init = "failed";
+      section.querySelectorAll(":scope > .c13-live").forEach((n) => n.remove());
+      section.querySelectorAll(":scope > .c13-static-box").forEach((n) => { n.open = true; });
+      section.classList.remove("c13-is-live");
+      console.warn(`c13: experiment ${name} could not start; its static version stays`, err);
+    }
+  }
+  document.documentElement.dataset.c13Widgets = "ready";
+}
+
+if (window.document$ && typeof window.document$.subscribe === "function") {
+  window.document$.subscribe(() => { init(); });
+} else if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", () => { init(); });
+} else {
+  init();
+}

@@ -1,0 +1,123 @@
+// E1 · the request path. The build-time diagram (generator/figures.py request_path) is made operable: every
+// cell becomes a focusable button, and choosing one shows the anchor's own quantity for it, computed from
+// the embedded anchor roofline data (precomputed/anchor-model.json through c13.json).
+import { el, fill, gb, gflop, mount, ms, num, staticChildren, stash, yi } from "./c13-util.js";
+
+function cellInfo(a) {
+  const k1 = a.positions_verified;
+  const perSecond = 1000 / a.weight_read_ms_per_token;
+  const bytesPerParam = a.bytes_read_per_token / a.params_read_per_token;
+  const bounds = () => boundsTable(a);
+  return {
+    tokenize: {
+      name: "分词",
+      text: "把请求的文字切成 token id。它在 CPU 上完成，不读模型权重，和后面的每一步相比可以忽略。",
+      rows: [["锚点词表 V", `${num(a.vocab_size)} 个 token`]],
+    },
+    prefill: {
+      name: "预填充",
+      text: "整段提示词一次前向：权重只读一遍，计算随提示词的长度增长。提示词不太长时，它和一步解码一样受读权重所限——" +
+        "这正是投机解码要借用的性质。",
+      rows: [["读全部权重（一次）", `${gb(a.bytes_read_per_token)}，≥ ${ms(a.weight_read_ms_per_token)}`],
+        ["每个位置的计算", `${gflop(a.flops_per_position)}，≥ ${ms(a.compute_ms_per_token)}`],
+        ["计算追上读权重的位置数", `约 ${num(Math.round(a.read_over_compute))} 个（读 ÷ 算的下界之比）`]],
+    },
+    read: {
+      name: "读全部权重",
+      text: `批量 1 时，每写出一个 token 都要把 ${yi(a.params_read_per_token)}个参数（每个 ${bytesPerParam} 字节）` +
+        "从显存读一遍。这是一步解码里最慢的部分。",
+      rows: [["每个 token 读的字节", gb(a.bytes_read_per_token)],
+        ["带宽下界（字节 ÷ 峰值显存带宽）", `≥ ${ms(a.weight_read_ms_per_token)}`],
+        [`同一次前向算 ${k1} 个位置`, `仍然只读一遍：${gb(a.bytes_read_per_token)}，≥ ${ms(a.weight_read_ms_per_token)}`],
+        ["由此，每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
+      extra: bounds,
+    },
+    compute: {
+      name: "计算",
+      text: "每个参数一次乘、一次加。按峰值算力，这一部分远比读权重快：算术单元大部分时间在等数据。",
+      rows: [["每个位置的浮点运算", gflop(a.flops_per_position)],
+        ["算力下界（运算量 ÷ 峰值 BF16 算力）", `≥ ${ms(a.compute_ms_per_token)}`],
+        [`同一次前向算 ${k1} 个位置`, `${gflop(a.flops_per_position * k1)}，≥ ${ms(a.compute_ms_for_positions)}`],
+        ["读 ÷ 算的下界之比", `约 ${Math.round(a.read_over_compute)} 倍`]],
+      extra: bounds,
+    },
+    sample: {
+      name: "采样",
+      text: "按目标给出的分布抽一个 token。本课的主角就在这里：草稿猜的 token 被接受还是被拒，也是在这一步决定的。",
+      rows: [["分布的长度", `V = ${num(a.vocab_size)}`], ["相对读权重", "可以忽略"]],
+    },
+    append: {
+      name: "追加",
+      text: "把新 token 接到序列末尾，回到“读全部权重”开始下一步。每一步只产出一个 token，所以每个 token 都要付一次读权重的代价。",
+      rows: [["每个 token 至少", `≥ ${ms(a.weight_read_ms_per_token)}`], ["每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
+    },
+    detokenize: {
+      name: "还原文字",
+      text: "把 token id 还原成文字送回给用户。和分词一样在 CPU 上完成，可以忽略。",
+      rows: [["锚点词表 V", `${num(a.vocab_size)} 个 token`]],
+    },
+    kv: {
+      name: "KV 缓存（旁路）",
+      text: "预填充时写入，每一步读取并追加新位置。锚点是混合架构，它的线性注意力层不存逐位置的 KV，而是每个请求带一个固定大小的状态。",
+      rows: [["线性注意力状态（每个请求）", `${Math.round(a.linear_attention_state_mb)} MB = ${Math.round(a.linear_attention_state_mib)} MiB`]],
+    },
+    params: {
+      name: "采样参数（旁路）",
+      text: "温度、top-k / top-p 等决定分布怎么塑形。本课一律在温度 T = 1 下采样，p 和 q 就是模型给出的原始分布。",
+      rows: [["本课的温度", "T = 1"]],
+    },
+  };
+}
+
+function boundsTable(a) {
+  const k1 = a.positions_verified;
+  const row = (n, compute) => el("tr", null, el("th", { scope: "row", text: `${n} 个` }),
+    el("td", { text: `≥ ${ms(a.weight_read_ms_per_token)}` }), el("td", { text: `≥ ${ms(compute)}` }),
+    el("td", { text: compute < a.weight_read_ms_per_token ? "读权重" : "计算" }));
+  return el("div", { class: "c13-scroll" }, el("table", { class: "c13-mini" },
+    el("caption", { text: "一次前向算几个位置：两个下界" }),
+    el("thead", null, el("tr", null, ["位置数", "读权重下界", "计算下界", "瓶颈"].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", null, row(1, a.compute_ms_per_token), row(k1, a.compute_ms_for_positions))));
+}
+
+export function render(section, data) {
+  const a = data.anchor;
+  const svg = section.querySelector("svg#e1-path");
+  if (!svg) throw new Error("E1: the build-time diagram is missing");
+  const info = cellInfo(a);
+  const cells = [...svg.querySelectorAll("g.c13-cell[data-cell]")].filter((g) => info[g.dataset.cell]);
+  if (!cells.length) throw new Error("E1: the diagram has no cells");
+
+  const live = mount(section, "c13-e1");
+  const hint = el("p", { class: "c13-hint", text: "点击图中任一格，或用 Tab 键移到格子上再按回车 / 空格：下面显示锚点在这一格的量。" });
+  const panel = el("div", { class: "c13-e1-panel", role: "region", "aria-live": "polite", "aria-label": "所选格子的量" });
+  live.append(hint, panel);
+  const figure = svg.closest("figure");
+  if (figure) live.before(figure);
+  stash(section, staticChildren(section).filter((n) => n !== figure), "静态版本：全部格子的数值表");
+
+  svg.setAttribute("role", "group");
+  function choose(cell) {
+    for (const g of cells) g.setAttribute("aria-pressed", g === cell ? "true" : "false");
+    const d = info[cell.dataset.cell];
+    const dl = el("dl", { class: "c13-dl" }, d.rows.map(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+    fill(panel, el("p", { class: "c13-e1-name" }, el("strong", { text: d.name })), el("p", { text: d.text }), dl,
+      d.extra ? d.extra() : null);
+    panel.dataset.cell = cell.dataset.cell;
+  }
+  for (const g of cells) {
+    const d = info[g.dataset.cell];
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("role", "button");
+    g.setAttribute("aria-label", `${d.name}：显示锚点的量`);
+    g.addEventListener("click", () => choose(g));
+    g.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        choose(g);
+      }
+    });
+  }
+  choose(cells.find((g) => g.dataset.cell === "read") || cells[0]);
+  section.classList.add("c13-is-live");
+}
