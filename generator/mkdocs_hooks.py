@@ -548,8 +548,13 @@ def render_math(output, name):
     return MATH.sub(lambda m: f'<{m.group(1)} class="arithmatex">{next(rendered)}</{m.group(1)}>', output)
 
 
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
 def on_post_page(output, page, config):
     output = render_math(output, page.file.src_uri)
+    # the theme's search overlay is a dialog without a name; screen readers announce it as 搜索
+    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="搜索">', 1)
     if EXPERIMENT_COUNT in output:
         raise PluginError(f"{page.file.src_uri}: the experiment count placeholder was left in the page")
     if getattr(page, "c13_experiments", None):
