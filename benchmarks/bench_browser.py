@@ -126,14 +126,14 @@ def main():
     print(f"\nfirst visit, before Pyodide is requested: {len(before)} requests, {kb(wire)} transferred "
           f"(gzip where the server compresses), {kb(raw)} uncompressed")
     for path, n, enc, size in sorted(before, key=lambda r: -r[1]):
-        print(f"  {n:>9,} B  ({size:>9,} B{' gzip' if enc else ''})  {path}")
+        print(f"  {n:>9,} B sent{' (gzip)' if enc else '       '}  of {size:>9,} B  {path}")
     after = cold["after"]
     wire_a = sum(n for _, n, _, _ in after)
     raw_a = sum(s for _, _, _, s in after)
     print(f"after the reader reaches E2 (Pyodide + sampler + runs): {len(after)} requests, {kb(wire_a)} transferred, "
           f"{kb(raw_a)} uncompressed")
     for path, n, enc, size in sorted(after, key=lambda r: -r[1]):
-        print(f"  {n:>9,} B  ({size:>9,} B{' gzip' if enc else ''})  {path}")
+        print(f"  {n:>9,} B sent{' (gzip)' if enc else '       '}  of {size:>9,} B  {path}")
     print(f"\nPyodide ready after the first interaction with E2: {cold['ready_ms'] / 1000:.2f} s "
           f"(server's gzip cache cold), {warm['ready_ms'] / 1000:.2f} s (warm)")
     allin = cold["inside"] + warm["inside"]
