@@ -73,6 +73,16 @@ def kb(n):
     return f"{n / 1000:,.1f} KB"
 
 
+def print_requests(title, requests):
+    """A total line (bytes on the wire, gzip where the server compressed; the files' own size), then each."""
+    wire = sum(n for _, n, _, _ in requests)
+    raw = sum(size for _, _, _, size in requests)
+    print(f"{title}: {len(requests)} requests, {kb(wire)} transferred (gzip where the server compresses), "
+          f"{kb(raw)} uncompressed")
+    for path, n, enc, size in sorted(requests, key=lambda r: -r[1]):
+        print(f"  {n:>9,} B sent{' (gzip)' if enc else '       '}  of {size:>9,} B  {path}")
+
+
 def visit(browser, url, runs):
     """One first visit: load, reach E2, run 100,000 rounds `runs` times. Returns the figures and the log split."""
     Recorder.log = []
@@ -120,20 +130,8 @@ def main():
             browser.close()
         server.shutdown()
 
-    before = cold["before"]
-    wire = sum(n for _, n, _, _ in before)
-    raw = sum(s for _, _, _, s in before)
-    print(f"\nfirst visit, before Pyodide is requested: {len(before)} requests, {kb(wire)} transferred "
-          f"(gzip where the server compresses), {kb(raw)} uncompressed")
-    for path, n, enc, size in sorted(before, key=lambda r: -r[1]):
-        print(f"  {n:>9,} B sent{' (gzip)' if enc else '       '}  of {size:>9,} B  {path}")
-    after = cold["after"]
-    wire_a = sum(n for _, n, _, _ in after)
-    raw_a = sum(s for _, _, _, s in after)
-    print(f"after the reader reaches E2 (Pyodide + sampler + runs): {len(after)} requests, {kb(wire_a)} transferred, "
-          f"{kb(raw_a)} uncompressed")
-    for path, n, enc, size in sorted(after, key=lambda r: -r[1]):
-        print(f"  {n:>9,} B sent{' (gzip)' if enc else '       '}  of {size:>9,} B  {path}")
+    print_requests("\nfirst visit, before Pyodide is requested", cold["before"])
+    print_requests("after the reader reaches E2 (Pyodide + sampler + runs)", cold["after"])
     print(f"\nPyodide ready after the first interaction with E2: {cold['ready_ms'] / 1000:.2f} s "
           f"(server's gzip cache cold), {warm['ready_ms'] / 1000:.2f} s (warm)")
     allin = cold["inside"] + warm["inside"]
