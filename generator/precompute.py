@@ -293,7 +293,7 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
     data = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {"generator": GENERATOR_NAME, "generator_version": GENERATOR_VERSION,
-                       "command": "python -m generator data", "inputs": hashes,
+                       "command": "gen_c13_precomputed (= python -m generator data)", "inputs": hashes,
                        "torch_version": torch.__version__, "probability_digits": DIGITS},
         "models": model_facts(models, card, hashes),
         "card": {key: card[key] for key in ("recipe", "corpus", "tokens_seen_per_model", "wall_seconds_total")
