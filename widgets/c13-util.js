@@ -3,12 +3,8 @@
 // generator/figures.py, so a figure reads the same in the static and the live version), and a decoder for
 // the compact probabilities that generator/mkdocs_hooks.py embeds.
 
-// The SVG namespace, as the HTML parser assigns it to an <svg> tag (no address written out in our files).
-export const SVG_NS = (() => {
-  const holder = document.createElement("div");
-  holder.innerHTML = "<svg></svg>";
-  return holder.firstChild.namespaceURI;
-})();
+// The SVG namespace: a name, not an address — nothing is fetched from it.
+export const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** An HTML element: el("p", {class: "x", "aria-live": "polite"}, "text", child, ...). */
 export function el(tag, attrs, ...children) {
