@@ -33,11 +33,14 @@ class Decoder:
 
 
 def draw(probs, u):
-    """Inverse-CDF draw with uniform u ∈ [0, 1); never lands on a zero-probability token."""
+    """Inverse-CDF draw with uniform u ∈ [0, 1); never lands on a zero-probability token.
+
+    The first i with cdf[i] > u·total has probs[i] > 0 (a zero adds nothing to the cdf); only when u·total
+    rounds up to the total does the search run off the end, and then the last possible token is drawn.
+    """
     cdf = torch.cumsum(probs, 0)
     i = int(torch.searchsorted(cdf, u * cdf[-1], right=True))
-    positive = torch.nonzero(probs > 0)
-    return min(i, int(positive[-1])) if i >= len(probs) or probs[i] <= 0 else i
+    return i if i < len(probs) else int(torch.nonzero(probs > 0)[-1])
 
 
 def check_fits(model, prompt, n_new, k):
