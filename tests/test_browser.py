@@ -276,18 +276,24 @@ def test_e2_completes_a_10000_round_run_in_pyodide(lesson):
     assert page.locator("#e2 .c13-hist svg .c13-emp").count() >= 8
 
 
-def test_one_round_shows_what_sampler_py_drew(lesson, data):
-    page, _ = lesson
+def one_round_matches_sampler_py(page, data, tab, button, seed, scheme):
+    """Run one round in E2's tab with a given seed; the page's record must be CPython's one_round, exactly."""
     prefixes, drafts = names(data)
     choose(page, prefixes[0], drafts[0])
-    page.click("#e2 [role=tab] >> nth=2")
-    page.fill("#e2 input.c13-seed", "777")
-    page.click("#e2 [role=tabpanel] >> nth=2 >> text=跑一轮")
+    page.click(f"#e2 [role=tab] >> nth={tab}")
+    page.fill("#e2 input.c13-seed", str(seed))
+    page.click(f"#e2 [role=tabpanel] >> nth={tab} >> text={button}")
     page.wait_for_function("document.querySelector('#e2 .c13-panel:not([hidden]) .c13-round').dataset.record")
     rec = json.loads(page.get_attribute("#e2 .c13-panel:not([hidden]) .c13-round", "data-record"))
     d = data["distributions"][prefixes[0]]
-    expected = sampler.one_round(sampler.Pair(d["p"], d["q"][drafts[0]]), random.Random(777), "correct")
+    expected = sampler.one_round(sampler.Pair(d["p"], d["q"][drafts[0]]), random.Random(seed), scheme)
     assert rec == expected
+    return expected
+
+
+def test_one_round_shows_what_sampler_py_drew(lesson, data):
+    page, _ = lesson
+    expected = one_round_matches_sampler_py(page, data, 2, "跑一轮", 777, "correct")
     text = page.inner_text("#e2 .c13-panel:not([hidden]) .c13-round")
     for word in ("草稿抽到 x", "p(x)", "q(x)", "接受概率", "均匀随机数 u", "判定"):
         assert word in text
@@ -296,15 +302,9 @@ def test_one_round_shows_what_sampler_py_drew(lesson, data):
 
 def test_the_naive_scheme_keeps_a_guess_at_the_rate_sum_pq(lesson, data):
     page, _ = lesson
+    one_round_matches_sampler_py(page, data, 0, "跑一轮（朴素）", 2024, "naive")
     prefixes, drafts = names(data)
-    choose(page, prefixes[0], drafts[0])
-    page.click("#e2 [role=tab] >> nth=0")
-    page.fill("#e2 input.c13-seed", "2024")
-    page.click("#e2 [role=tabpanel] >> nth=0 >> text=跑一轮（朴素）")
-    page.wait_for_function("document.querySelector('#e2 .c13-panel:not([hidden]) .c13-round').dataset.record")
-    rec = json.loads(page.get_attribute("#e2 .c13-panel:not([hidden]) .c13-round", "data-record"))
     d = data["distributions"][prefixes[0]]
-    assert rec == sampler.one_round(sampler.Pair(d["p"], d["q"][drafts[0]]), random.Random(2024), "naive")
     page.click("#e2 [role=tabpanel] >> nth=0 >> text=跑 10,000 轮（朴素）")
     page.wait_for_function("document.querySelector('#e2 [data-run=naive]').dataset.state === 'done'",
                            timeout=PYODIDE_TIMEOUT_MS)
