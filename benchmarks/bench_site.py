@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.site import SiteHandler, build  # noqa: E402
+from generator.pages.build import build
+from generator.pages.serve import SiteHandler  # noqa: E402
 
 
 class Recorder(SiteHandler):

@@ -12,7 +12,7 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
 
 
 def cmd_train(args):
-    from .train import Recipe, train_all
+    from .models.train import Recipe, train_all
     recipe = Recipe() if args.steps is None else Recipe(steps=args.steps)
     card = train_all(args.corpus, args.out, recipe)
     for name, m in card["models"].items():
@@ -21,7 +21,7 @@ def cmd_train(args):
 
 
 def cmd_models(args):
-    from .checkpoint import load_family
+    from .models.checkpoint import load_family
     import json
     tok, models = load_family(args.models)
     card_path = Path(args.models) / "card.json"
@@ -37,7 +37,7 @@ def cmd_models(args):
 
 
 def cmd_data(args):
-    from .precompute import generate
+    from .data.precompute import generate
     out = Path(args.out) if args.out else Path(args.precomputed) / "c13.json"
     data, seconds = generate(args.models, args.precomputed, out, progress=not args.quiet)
     g = data["greedy"]
@@ -51,7 +51,7 @@ def cmd_data(args):
 
 
 def cmd_check(args):
-    from .provenance import stale_inputs
+    from .data.provenance import stale_inputs
     path = Path(args.precomputed) / "c13.json"
     changed = stale_inputs(path, args.models, args.precomputed)
     if changed:
@@ -65,14 +65,14 @@ def cmd_check(args):
 
 
 def cmd_build(args):
-    from .site import build, report
+    from .pages.build import build, report
     result = build(data=args.data, out=args.out, models=args.models, precomputed=args.precomputed,
                    progress=not args.quiet)
     report(result)
 
 
 def cmd_serve(args):
-    from .site import serve
+    from .pages.serve import serve
     serve(args.site, args.port, args.prefix)
 
 

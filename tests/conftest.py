@@ -13,7 +13,7 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
 
 @pytest.fixture(scope="session")
 def tok():
-    from generator.tokenizer import load_tokenizer
+    from generator.models.tokenizer import load_tokenizer
     return load_tokenizer(MODELS / "tokenizer.json")
 
 
@@ -21,8 +21,8 @@ def tok():
 def tiny_family(tmp_path, tok):
     """A valid models folder: the committed tokenizer and three small random models made for it."""
     import torch
-    from generator.checkpoint import DRAFTS, TARGET, save_model, tokenizer_fingerprint
-    from generator.model import GPT, GPTConfig
+    from generator.models.checkpoint import DRAFTS, TARGET, save_model, tokenizer_fingerprint
+    from generator.models.model import GPT, GPTConfig
     shutil.copy(MODELS / "tokenizer.json", tmp_path / "tokenizer.json")
     fp = tokenizer_fingerprint(tok)
     torch.manual_seed(0)

@@ -1,6 +1,6 @@
 """The five experiments in a real browser: Debian's Chromium driven by Playwright for Python.
 
-The site is built once into a temporary folder and served by generator.site.make_server (the `serve`
+The site is built once into a temporary folder and served by generator.pages.build.make_server (the `serve`
 command's server, gzip included) under a sub-path, /course/c13/, on a free port. Every request each page
 makes is recorded (workers included) and every console message kept; the last tests check that nothing
 left the local origin and that no error was logged.
@@ -30,8 +30,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
                  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 PYODIDE_TIMEOUT_MS = 60_000
 
-from generator.shared_sampler import sampler  # noqa: E402
-from generator.site import build, make_server  # noqa: E402
+from generator.data.shared_sampler import sampler  # noqa: E402
+from generator.pages.build import build
+from generator.pages.serve import make_server  # noqa: E402
 
 
 def data_file():

@@ -7,7 +7,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from generator.checkpoint import load_family
+from generator.models.checkpoint import load_family
 from generator.errors import InputError
 from tests.conftest import CORPUS, ROOT
 
@@ -110,8 +110,8 @@ def test_draft_with_another_context_than_the_target(tiny_family):
 
 def test_tokenizer_from_another_training(tiny_family):
     """Same size, other training: half the corpus gives other merges, so ids mean other bytes."""
-    from generator.corpus import read_corpus
-    from generator.tokenizer import train_tokenizer
+    from generator.models.corpus import read_corpus
+    from generator.models.tokenizer import train_tokenizer
     text, _ = read_corpus(CORPUS)
     other = train_tokenizer(text[: len(text) // 2])
     assert other.get_vocab_size() == 2048

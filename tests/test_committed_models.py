@@ -1,7 +1,7 @@
 """The committed models, tokenizer and card agree with each other."""
 import json
 
-from generator.checkpoint import DRAFTS, TARGET, load_family, sha256_file, tokenizer_fingerprint
+from generator.models.checkpoint import DRAFTS, TARGET, load_family, sha256_file, tokenizer_fingerprint
 from tests.conftest import MODELS
 
 

@@ -1,6 +1,6 @@
 import torch
 
-from generator.model import GPT, GPTConfig
+from generator.models.model import GPT, GPTConfig
 
 
 def expected_params(c):
@@ -48,7 +48,7 @@ def test_context_overflow_is_refused():
 
 
 def test_kv_cache_gives_the_same_distributions_and_rolls_back():
-    from generator.model import KVCache
+    from generator.models.model import KVCache
     torch.manual_seed(4)
     model = GPT(GPTConfig(n_embd=64, n_head=4)).eval()
     seq = torch.randint(0, 2048, (1, 40))

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from generator.errors import InputError
-from generator.provenance import stale_inputs
-from generator.roofline import load_anchor, roofline
-from generator.shared_sampler import sampler
+from generator.data.provenance import stale_inputs
+from generator.data.roofline import load_anchor, roofline
+from generator.data.shared_sampler import sampler
 from tests.conftest import MODELS, ROOT
 
 PRECOMPUTED = ROOT / "precomputed"
@@ -206,7 +206,7 @@ def test_malformed_anchor_file_is_refused(tmp_path, broken, field):
 
 
 def test_a_failure_midway_leaves_the_old_json(tmp_path, monkeypatch):
-    import generator.precompute as pc
+    import generator.data.precompute as pc
     out = tmp_path / "c13.json"
     out.write_text("old\n")
 
@@ -219,7 +219,7 @@ def test_a_failure_midway_leaves_the_old_json(tmp_path, monkeypatch):
 
 
 def test_an_impossible_setting_is_refused(tmp_path, monkeypatch):
-    import generator.precompute as pc
+    import generator.data.precompute as pc
     from generator.errors import SettingError
     monkeypatch.setitem(pc.ACCOUNTING, "n_new", 200)
     out = tmp_path / "c13.json"

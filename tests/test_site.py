@@ -1,6 +1,6 @@
 """The lesson site: strict build, data binding, sections, valid HTML, links, no other origin, sub-path serving.
 
-The site is built once per session (generator.site.build, the command behind `python -m generator build`)
+The site is built once per session (generator.pages.build.build, the command behind `python -m generator build`)
 from $C13_DATA when set, else from the committed precomputed/c13.json, into a temporary folder.
 """
 import copy
@@ -22,9 +22,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LESSON_SPEC = ROOT.parent / "shared" / "spec" / "LESSON.md"
 
-from generator import figures, mkdocs_hooks as hooks  # noqa: E402
+from generator.pages import figures, hooks  # noqa: E402
 from generator.errors import SettingError  # noqa: E402
-from generator.site import build, make_server  # noqa: E402
+from generator.pages.build import build
+from generator.pages.serve import make_server  # noqa: E402
 
 # LESSON.md section number → the id of its heading on the page, in the lesson's order.
 SECTIONS = {1: "summary", 2: "question", 3: "start", 4: "models", 5: "design", 6: "fix", 7: "one-forward",
@@ -149,7 +150,7 @@ def test_schema_version_is_checked_with_a_clear_message(data, tmp_path):
 
 
 def test_the_templates_read_the_schema_the_generator_writes():
-    from generator.provenance import SCHEMA_VERSION
+    from generator.data.provenance import SCHEMA_VERSION
     assert hooks.SCHEMA_VERSION == SCHEMA_VERSION
 
 

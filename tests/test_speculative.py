@@ -1,17 +1,16 @@
 """Speculative runs with real (and small random) models: exact, counted right, within the context."""
-import math
 
 import pytest
 import torch
 
 from generator.errors import SettingError
-from generator.model import GPT, GPTConfig
-from generator.speculative import distributions, draw, greedy_decode, speculative_run
+from generator.models.model import GPTConfig
+from generator.data.speculative import distributions, draw, greedy_decode, speculative_run
 
 
 @pytest.fixture(scope="module")
 def family():
-    from generator.checkpoint import load_family
+    from generator.models.checkpoint import load_family
     from tests.conftest import MODELS
     tok, models = load_family(MODELS)
     return tok, {name: m.double() for name, m in models.items()}

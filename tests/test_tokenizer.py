@@ -1,5 +1,5 @@
-from generator.corpus import paragraphs
-from generator.tokenizer import VOCAB_SIZE, label, token_bytes, token_labels
+from generator.models.corpus import paragraphs
+from generator.models.tokenizer import VOCAB_SIZE, label, token_bytes, token_labels
 
 
 def test_committed_tokenizer_has_the_lesson_vocabulary(tok):

@@ -2,8 +2,8 @@
 import json
 import random
 
-from generator.checkpoint import load_family
-from generator.train import Recipe, train_all
+from generator.models.checkpoint import load_family
+from generator.models.train import Recipe, train_all
 
 
 def synthetic_text(n_paragraphs=120, seed=7):

@@ -1,7 +1,7 @@
 // Small helpers shared by the five experiments: building DOM and SVG without markup strings (token labels
 // are corpus text and always go in through textContent), the site's number formats (the same rules as
-// generator/figures.py, so a figure reads the same in the static and the live version), and a decoder for
-// the compact probabilities that generator/mkdocs_hooks.py embeds.
+// generator/pages/figures.py, so a figure reads the same in the static and the live version), and a decoder for
+// the compact probabilities that generator/pages/hooks.py embeds.
 
 // The SVG namespace: a name, not an address — nothing is fetched from it.
 export const SVG_NS = "http://www.w3.org/2000/svg";
@@ -62,7 +62,7 @@ export function uid(prefix) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// number formats (mirror generator/figures.py)
+// number formats (mirror generator/pages/figures.py)
 // ---------------------------------------------------------------------------------------------------
 
 export function fixed(v, digits) {

@@ -1,4 +1,4 @@
-// E1 · the request path. The build-time diagram (generator/figures.py request_path) is made operable: every
+// E1 · the request path. The build-time diagram (generator/pages/figures.py request_path) is made operable: every
 // cell becomes a focusable button, and choosing one shows the anchor's own quantity for it, computed from
 // the embedded anchor roofline data (precomputed/anchor-model.json through c13.json).
 import { el, fill, gb, gflop, mount, ms, num, staticChildren, stash, yi } from "./c13-util.js";

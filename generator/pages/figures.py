@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 # ---------------------------------------------------------------------------------------------
-# Number formats (registered as Jinja filters by generator/mkdocs_hooks.py)
+# Number formats (registered as Jinja filters by generator/pages/hooks.py)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -135,8 +135,9 @@ def short(h, n=12):
     return h[:n]
 
 
-FORMATS = {"pct": pct, "prob": prob, "x": x, "xr": xr, "g": g, "num": num, "f": f, "f2": f2, "f3": f3, "f4": f4,
-           "sig": sig, "ms": ms, "frac": frac, "gb": gb, "gflop": gflop, "yi": yi, "mb": mb,
+FORMATS = {"pct": pct, "prob": prob, "times": x, "times_as_reported": xr, "as_written": g, "num": num, "fixed": f,
+           "fixed2": f2, "fixed3": f3, "fixed4": f4,
+           "sig": sig, "ms": ms, "frac": frac, "gb": gb, "gflop": gflop, "chinese_units": yi, "mb": mb,
            "mib": mib, "short": short}
 
 # ---------------------------------------------------------------------------------------------

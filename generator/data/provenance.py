@@ -2,18 +2,19 @@
 import hashlib
 from pathlib import Path
 
-from .checkpoint import CONFIG, DRAFTS, TARGET, WEIGHTS
-from .errors import InputError
-from .jsonio import read_json
+from ..models.family import CONFIG, DRAFTS, TARGET, WEIGHTS
+from ..errors import InputError
+from ..jsonio import read_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_VERSION = 1
 GENERATOR_NAME = "gen_c13_precomputed"
 GENERATOR_VERSION = "1.0"
 # The code whose every change can change a figure; its hash is part of the generator's version.
-GENERATOR_CODE = ("generator/model.py", "generator/tokenizer.py", "generator/checkpoint.py",
-                  "generator/speculative.py", "generator/roofline.py", "generator/precompute.py",
-                  "generator/provenance.py", "generator/shared_sampler.py", "generator/jsonio.py")
+GENERATOR_CODE = ("generator/models/model.py", "generator/models/tokenizer.py", "generator/models/checkpoint.py",
+                  "generator/models/family.py", "generator/data/speculative.py", "generator/data/roofline.py",
+                  "generator/data/precompute.py", "generator/data/provenance.py", "generator/data/shared_sampler.py",
+                  "generator/jsonio.py")
 
 
 def sha256(path):

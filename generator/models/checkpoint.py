@@ -11,15 +11,13 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as safetensors_bytes
 
-from . import atomic
-from .errors import InputError
-from .jsonio import read_json
+from .. import atomic
+from ..errors import InputError
+from ..jsonio import read_json
+from .family import CONFIG, DRAFTS, FINGERPRINT, TARGET, WEIGHTS  # noqa: F401  (re-exported)
 from .model import GPT, GPTConfig
 from .tokenizer import load_tokenizer, token_bytes
 
-CONFIG, WEIGHTS = "config.json", "model.safetensors"
-TARGET, DRAFTS = "ref_baseline", ("c1_dim64", "c1_dim128")
-FINGERPRINT = "tokenizer_fingerprint"
 
 
 def tokenizer_fingerprint(tok):

@@ -10,8 +10,8 @@ import random
 
 import torch
 
-from .errors import SettingError
-from .model import KVCache
+from ..errors import SettingError
+from ..models.model import KVCache
 
 
 class Decoder:

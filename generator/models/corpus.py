@@ -7,7 +7,7 @@ back together (no space: the text is Chinese), drop the indentation, and put one
 import hashlib
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 
 INDENT = "\u3000"
 

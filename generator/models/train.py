@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from . import atomic
+from .. import atomic
 from .checkpoint import DRAFTS, TARGET, save_model, sha256_file, tokenizer_fingerprint
 from .corpus import read_corpus
 from .model import GPT, GPTConfig

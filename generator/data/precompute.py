@@ -15,15 +15,15 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from . import atomic
-from .checkpoint import DRAFTS, TARGET, load_family
-from .errors import InputError, SettingError
-from .jsonio import read_json
+from .. import atomic
+from ..models.checkpoint import DRAFTS, TARGET, load_family
+from ..errors import InputError, SettingError
+from ..jsonio import read_json
 from .provenance import GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
 from .roofline import load_anchor, roofline
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions, draw, greedy_decode, speculative_run
-from .tokenizer import token_bytes, token_labels
+from ..models.tokenizer import token_bytes, token_labels
 
 PROMPTS = ("孔明曰：「", "卻說曹操", "玄德曰：「", "次日，")   # short openings found in the corpus
 PREFIXES = PROMPTS[:2]                                          # where E2 shows the full p and q
@@ -33,6 +33,9 @@ REPLAY = {"draft": DRAFTS[0], "k": 4, "n_new": 32, "seed": 7, "max_tries": 100}
 ACCOUNTING = {"seeds": (1, 2, 3), "n_new": 96, "ks": tuple(range(1, 9))}
 SPREAD = {"n_new": 32, "seed": 11}                              # α along the target's own samples
 DIGITS = 4                                                      # significant digits of stored probabilities
+# How the page shows the data; the browser needs them too, so they live here, in the data, once.
+DISPLAY = {"top_n": 12,       # tokens shown one by one in E2's pictures; the rest fold into one column
+           "small_vocab": 8}  # E3's small scale, small enough to count the cells
 
 
 def rounded(x, digits=DIGITS):
@@ -90,7 +93,7 @@ def prefix_distributions(models, prompts):
     out = {}
     for text in PREFIXES:
         p = stored_dist(distributions(models[TARGET], prompts[text])[-1])
-        entry = {"p": p, "q": {}, "alpha": {}, "sum_pq": {}, "tv_resample_p_closed_form": {}}
+        entry = {"p": p, "q": {}, "alpha": {}, "sum_pq": {}, "tv_resample_p_closed_form": {}, "resample_p_deficit": {}}
         for draft in DRAFTS:
             q = stored_dist(distributions(models[draft], prompts[text])[-1])
             pair = sampler.Pair(p, q)
@@ -98,8 +101,16 @@ def prefix_distributions(models, prompts):
             entry["alpha"][draft] = pair.alpha
             entry["sum_pq"][draft] = pair.sum_pq
             entry["tv_resample_p_closed_form"][draft] = sampler.resample_p_tv(pair.p, pair.q)
+            entry["resample_p_deficit"][draft] = resample_p_deficit(pair)
         out[text] = entry
     return out
+
+
+def resample_p_deficit(pair):
+    """The token that "resample from p" under-produces most, from the sampler's own output distribution."""
+    wrong = sampler.output_distribution(pair, "resample_p")
+    i = max(range(len(wrong)), key=lambda j: (pair.p[j] - wrong[j], -j))
+    return {"token": i, "p": pair.p[i], "q": pair.q[i], "output": wrong[i]}
 
 
 def offline_checks(dists, bar):
@@ -302,6 +313,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
                       "labels": token_labels(tok),
                       "partial_tokens": sum(1 for b in raw if not _whole_utf8(b))},
         "prompts": [{"text": t, "tokens": ids} for t, ids in prompts.items()],
+        "constants": dict(DISPLAY, target=TARGET, drafts=list(DRAFTS), ks=list(ACCOUNTING["ks"]),
+                          greedy_ks=list(GREEDY["ks"]), schemes=list(sampler.RUNNABLE)),
         "greedy": greedy,
         "distributions": dists,
         "offline": dict(OFFLINE, results=offline),

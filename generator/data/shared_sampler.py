@@ -5,7 +5,7 @@ The generator's offline checks and the browser's live runs execute this very fil
 import importlib.util
 from pathlib import Path
 
-PATH = Path(__file__).resolve().parent.parent / "widgets" / "sampler.py"
+PATH = Path(__file__).resolve().parents[2] / "widgets" / "sampler.py"
 
 
 def _load():

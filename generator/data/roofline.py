@@ -3,8 +3,8 @@
 Both times are lower bounds: the compute bound assumes every multiply-add at peak dense BF16 throughput,
 the weight-read bound assumes every weight byte streams once at peak HBM bandwidth.
 """
-from .errors import InputError
-from .jsonio import read_json
+from ..errors import InputError
+from ..jsonio import read_json
 
 NEEDED = {
     "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from .errors import InputError
+from ..errors import InputError
 
 VOCAB_SIZE = 2048
 

@@ -1,0 +1,34 @@
+"""Per page: find the experiments, give each its file:// notice, and fill in the page's experiment count."""
+import re
+
+from mkdocs.exceptions import PluginError
+
+SERVE_COMMAND = "make serve"
+SERVE_PLAIN = "python3 -m http.server"  # for a reader who has only the built folder
+EXPERIMENT_COUNT = "C13EXPERIMENTCOUNTPLACEHOLDER"
+EXP_OPEN = re.compile(r'<section\b(?=[^>]*\bclass="c13-exp")[^>]*\bid="([^"]+)"[^>]*>')
+
+
+def add_notices(html, page):
+    sections = EXP_OPEN.findall(html)
+    if len(set(sections)) != len(sections):
+        raise PluginError(f"{page.file.src_uri}: experiment ids repeat: {sections}")
+    notice = ('<p class="c13-exp-notice" hidden>这里是构建时生成的静态版本。在线运行需要用本地服务打开本站：'
+              f'在项目目录执行 <code>{SERVE_COMMAND}</code>（只有构建好的文件夹时，在该文件夹里执行 '
+              f'<code>{SERVE_PLAIN}</code>），再用浏览器打开它打印的地址（直接双击打开的'
+              '文件不能启动实验）。</p>')
+    # each experiment's notice goes right under its heading (or first, when it has none)
+    out, pos = [], 0
+    for m in EXP_OPEN.finditer(html):
+        end = html.find("</section>", m.end())
+        head = html.find("</h3>", m.end(), end if end >= 0 else None)
+        cut = head + len("</h3>") if head >= 0 else m.end()
+        out += [html[pos:cut], notice]
+        pos = cut
+    html = "".join(out) + html[pos:]
+    if EXPERIMENT_COUNT in html:
+        if not sections:
+            raise PluginError(f"{page.file.src_uri}: the page asks for its experiment count but has no experiments")
+        html = html.replace(EXPERIMENT_COUNT, str(len(sections)))
+    page.c13_experiments = sections
+    return html

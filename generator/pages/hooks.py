@@ -1,0 +1,103 @@
+"""MkDocs glue (named in mkdocs.yml `hooks:`): every page's Markdown is a Jinja2 template rendered with c13.json.
+
+- Data: the JSON at $C13_DATA (default precomputed/c13.json). Its schema_version and every key the pages
+  read are checked first; a problem stops the build with the file and the key named.
+- Templates: delimiters that cannot clash with LaTeX or Markdown — `[[ expression ]]`, `[% statement %]`,
+  `[# comment #]` — StrictUndefined, autoescape of every inserted string, and any error fails the build.
+- Filters: the named number formats of generator/pages/figures.py (pct, x, num, ms, frac, f2, f4, …) and `tok`,
+  which shows a token's label as text (escaped for HTML and for Markdown alike).
+- Per page: the count of in-page experiments is taken from the rendered page (its <section class="c13-exp">
+  elements), each experiment gets its file:// notice, and a page with experiments carries the data the
+  widgets need as <script type="application/json" id="c13-widget-data"> (embedded, never fetched).
+- Files: widgets/*.css|js|py and the pinned browser packages from node_modules (KaTeX CSS and fonts, iframe-worker,
+  Pyodide) are added to the build as generated files, so nothing is copied into docs/.
+- Math: arithmatex's formulas are rendered to HTML (+ MathML) at build time by generator/pages/katex_render.mjs,
+  so they read without JavaScript and the page loads no math script.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# after the path fix: MkDocs loads hooks by file path
+from generator.pages.context import build_context  # noqa: E402
+from generator.pages.data_checks import DataError, data_path, load_data  # noqa: E402
+from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
+from generator.pages.math import render_math  # noqa: E402
+from generator.pages.templates import make_env, render_page  # noqa: E402
+from generator.pages.vendor import add_browser_files  # noqa: E402
+from generator.pages.widget_payload import script_json, widget_data  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------
+# MkDocs events
+# ---------------------------------------------------------------------------------------------
+
+_state = {}
+
+
+def on_config(config):
+    path = data_path()
+    data = load_data(path)
+    try:
+        ctx = build_context(data)
+    except (KeyError, ValueError, IndexError, TypeError) as e:
+        raise DataError(path, None, f"cannot derive the page's figures: {type(e).__name__}: {e}") from None
+    ctx["qa_contact"] = (config.extra.get("c13") or {}).get("qa_contact") or "课程的答疑渠道"
+    _state.update(ctx=ctx, env=make_env(), widget=script_json(widget_data(data, ctx)))
+    return config
+
+
+
+def on_files(files, config):
+    return add_browser_files(files, config)
+
+
+def on_page_markdown(markdown, page, config, files):
+    return render_page(_state["env"], _state["ctx"], markdown, page.file.src_uri)
+
+
+
+def on_page_content(html, page, config, files):
+    return add_notices(html, page)
+
+
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
+def on_post_page(output, page, config):
+    output = render_math(output, page.file.src_uri)
+    # the theme's search overlay is a dialog without a name; screen readers announce it as 搜索
+    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="搜索">', 1)
+    if EXPERIMENT_COUNT in output:
+        raise PluginError(f"{page.file.src_uri}: the experiment count placeholder was left in the page")
+    if getattr(page, "c13_experiments", None):
+        tag = f'<script type="application/json" id="c13-widget-data">{_state["widget"]}</script>'
+        if "</body>" not in output:
+            raise PluginError(f"{page.file.src_uri}: no </body> to put the widget data before")
+        output = output.replace("</body>", tag + "\n</body>", 1)
+    return output
+
+
+def on_post_template(output, template_name, config):
+    """The 404 page gets root-absolute URLs when site_url is unset; make them relative so that it also
+    finds its styles under a sub-path (all pages of this site sit at the top level)."""
+    if template_name != "404.html":
+        return output
+    output = re.sub(r'\b(href|src)="/(?!/)', r'\1="', output)
+    return output.replace('"base": "/"', '"base": "."').replace('"search": "/assets/', '"search": "assets/')
+
+
+@event_priority(-50)  # after the search plugin wrote its index, before the offline plugin inlines it
+def on_post_build(config):
+    """The search index as UTF-8 text rather than \\u escapes: the same JSON at about half the bytes."""
+    path = Path(config.site_dir) / "search" / "search_index.json"
+    if path.is_file():
+        index = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

@@ -1,0 +1,74 @@
+"""The data the widgets need, embedded in the page as <script type="application/json" id="c13-widget-data">."""
+import json
+import math
+import re
+from decimal import Decimal
+
+from .experiments import SERVE_COMMAND
+
+EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def pack(values):
+    """Each value v = m × 10^-e as the digits of m and one letter for e ('4423h' = 4423e-7); no separators.
+
+    Exponents past the alphabet are written '-e.'. Decode with Number(m + 'e-' + e): a correctly rounded
+    parse of the same decimal as Python's float(), so every value round-trips exactly (checked here).
+    """
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a probability: {v!r}")
+        sign, digits, exp = Decimal(repr(float(v))).normalize().as_tuple()
+        m = int("".join(map(str, digits))) if v else 0
+        e = 0 if not v else -exp
+        if e < 0:
+            m, e = m * 10 ** -e, 0
+        code = EXPONENTS[e] if e < len(EXPONENTS) else f"-{e}."
+        if float(f"{m}e-{e}") != float(v):
+            raise ValueError(f"{v!r} does not round-trip through the compact form")
+        out.append(f"{m}{code}")
+    return "".join(out)
+
+
+def unpack(text):
+    out = []
+    for m, letter, big in re.findall(r"(\d+)(?:([a-zA-Z])|-(\d+)\.)", text):
+        e = EXPONENTS.index(letter) if letter else int(big)
+        out.append(float(f"{m}e-{e}"))
+    return out
+
+
+def widget_data(data, ctx):
+    """Only what the five widgets need, compact, for <script type="application/json" id="c13-widget-data">."""
+    dists = {}
+    for prefix in ctx["prefixes"]:
+        e = data["distributions"][prefix]
+        dists[prefix] = {"p": pack(e["p"]), "q": {d: pack(e["q"][d]) for d in ctx["drafts"]},
+                         "alpha": e["alpha"], "sum_pq": e["sum_pq"],
+                         "tv_resample_p_closed_form": e["tv_resample_p_closed_form"]}
+    return {
+        "schema_version": data["schema_version"],
+        "encoding": "distributions: value = m × 10^-e, written as the digits of m then one letter for e "
+                    "(a = 0 … z = 25, A = 26 … Z = 51; larger e as '-e.'); decode with Number(m + 'e-' + e)",
+        "target": ctx["target"], "drafts": ctx["drafts"], "prefixes": ctx["prefixes"],
+        "models": {n: {k: m[k] for k in ("role", "parameters", "width")} for n, m in data["models"].items()},
+        "labels": data["tokenizer"]["labels"],
+        "distributions": dists,
+        "offline": data["offline"],
+        "replay": data["replay"],
+        "accounting": data["accounting"],
+        "anchor": data["anchor"],
+        "sampler": "assets/c13/sampler.py",
+        "pyodide": "assets/vendor/pyodide/",
+        "serve_command": SERVE_COMMAND,
+    }
+
+
+def script_json(obj):
+    """JSON that is safe inside <script>: no '<', '>' or '&' characters and no line separators left raw."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for ch, rep in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                    ("\u2029", "\\u2029")):
+        text = text.replace(ch, rep)
+    return text
