@@ -10,8 +10,8 @@ site: setup                  ## the main job: build the lesson site into site/ (
 serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
 	$(PY) -m generator serve
 
-bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build and weight; Pyodide, runs and bytes in Chromium
-	$(PY) benchmarks/bench_site.py
+bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build against plain mkdocs, and weight; Pyodide, runs and bytes in Chromium
+	$(PY) benchmarks/bench_site.py --weight
 	$(PY) benchmarks/bench_browser.py
 
 test: setup $(STAMP)/chromium ## the whole test suite (browser tests drive Debian's Chromium)
@@ -23,7 +23,7 @@ models: setup                ## load, validate and report the committed models
 data: setup                  ## gen_c13_precomputed: recompute precomputed/c13.json from the models
 	$(PY) -m generator data
 
-check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs
+check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs or was edited by hand
 	$(PY) -m generator check
 
 train: setup                 ## retrain tokenizer + three models from the corpus (tens of minutes)

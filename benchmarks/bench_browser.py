@@ -140,9 +140,10 @@ def main():
     print(f"100,000 rounds in the browser (correct scheme, 2,048 tokens): sampler {statistics.median(allin):.0f} ms "
           f"median (min {min(allin):.0f}, max {max(allin):.0f}; {len(allin)} runs), click to result "
           f"{statistics.median(allwall):.0f} ms median")
+    wire_before = sum(sent for _, sent, _, _ in cold["before"])  # bytes on the wire before Pyodide, first visit
     print(f"goals: ready < 3 s, 100,000 rounds < 1 s, < 500 KB before Pyodide → "
           f"{'met' if cold['ready_ms'] < 3000 else 'MISSED'}, "
-          f"{'met' if max(allwall) < 1000 else 'MISSED'}, {'met' if wire < 500_000 else 'MISSED'}")
+          f"{'met' if max(allwall) < 1000 else 'MISSED'}, {'met' if wire_before < 500_000 else 'MISSED'}")
 
 
 if __name__ == "__main__":

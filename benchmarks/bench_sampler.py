@@ -42,6 +42,24 @@ def main():
         s = sampler.summary(result, pair)
         print(f"{scheme:>10}: {N:,} rounds in {1e3 * best:7.1f} ms (best of {REPEATS}), "
               f"{N / best:,.0f} rounds/s, acceptance {s['acceptance_rate']:.4f}, TV to p {s['tv']:.4f}")
+    real_model_calls(pair)
+
+
+def real_model_calls(pair, calls=2_000, k=4):
+    """What the generator's real-model loop pays per call: a draft draw and a whole T = 1 round of k drafts,
+    on full 2,048-token rows given as lists (no tables kept between calls)."""
+    rng = random.Random(SEED)
+    us = [rng.random() for _ in range(calls)]
+    t0 = time.perf_counter()
+    drafted = [sampler.draw(pair.q, u) for u in us]
+    per_draw = (time.perf_counter() - t0) / calls
+    p_rows, q_rows = [pair.p] * (k + 1), [pair.q] * k
+    t0 = time.perf_counter()
+    for i in range(0, calls, k):
+        sampler.verify(p_rows, q_rows, drafted[i:i + k], rng)
+    per_round = (time.perf_counter() - t0) / (calls // k)
+    print(f"real-model loop: draw on a {V:,}-token row {1e6 * per_draw:.0f} µs; "
+          f"verify of a k = {k} round {1e6 * per_round:.0f} µs")
 
 
 if __name__ == "__main__":

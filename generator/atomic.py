@@ -4,18 +4,25 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import OutputError
+
 
 def write_bytes(path, data):
+    """Write to a temporary name next to path, then rename; a failed write is an OutputError naming path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are meant to be read by others
         os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
+    except BaseException as e:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise OutputError(path, e) from None
         raise
 
 

@@ -3,12 +3,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import contract
 from .errors import InputError, SettingError
+from .jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
 PRECOMPUTED = ROOT / "precomputed"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
+CARD_FIX = "it is written by `make train`: restore it from git (git restore models/card.json) or retrain"
 
 
 def cmd_train(args):
@@ -22,24 +25,30 @@ def cmd_train(args):
 
 def cmd_models(args):
     from .models.checkpoint import load_family
-    import json
     tok, models = load_family(args.models)
     card_path = Path(args.models) / "card.json"
-    card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {"models": {}}
+    card = read_json(card_path, "the model card", CARD_FIX) if card_path.is_file() else {"models": {}}
+    if not isinstance(card.get("models"), dict):
+        raise InputError(card_path, "models", f"missing or not an object; {CARD_FIX}")
     print(f"tokenizer: {tok.get_vocab_size():,} tokens ({Path(args.models) / 'tokenizer.json'})")
     target = next(iter(models.values())).num_params()
     for name, model in models.items():
         n = model.num_params()
         held = card["models"].get(name, {}).get("heldout_loss")
-        held = f"{held:.4f}" if held is not None else "n/a"
+        held = f"{held:.4f}" if isinstance(held, (int, float)) else "n/a"
         print(f"{name:>12}: width {model.cfg.n_embd:>3}, {n:>9,} parameters "
               f"(1/{target / n:.1f} of the target), held-out loss {held}")
 
 
-def cmd_data(args):
+def run_data_stage(models, precomputed, out, progress=True):
+    """Stage 2, models → c13.json: compute every figure and write the sealed, validated file. Returns (data, s)."""
     from .data.precompute import generate
+    return generate(models, precomputed, out, progress=progress)
+
+
+def cmd_data(args):
     out = Path(args.out) if args.out else Path(args.precomputed) / "c13.json"
-    data, seconds = generate(args.models, args.precomputed, out, progress=not args.quiet)
+    data, seconds = run_data_stage(args.models, args.precomputed, out, progress=not args.quiet)
     g = data["greedy"]
     print(f"greedy identity: {g['identical']}/{g['total']} runs equal the target's own greedy output")
     for draft, d in data["accounting"]["drafts"].items():
@@ -50,25 +59,62 @@ def cmd_data(args):
     print(f"wrote {out} in {seconds:.1f} s")
 
 
-def cmd_check(args):
+def what_is_stale(path, models, precomputed):
+    """The reasons c13.json must be regenerated (empty when it is fresh). Torch-free."""
     from .data.provenance import stale_inputs
+    if not path.is_file():
+        return [f"{path.name} (missing)"]
+    try:
+        return stale_inputs(path, models, precomputed)
+    except InputError as e:  # unreadable JSON: regenerate it like a stale one
+        return [str(e)]
+
+
+def cmd_check(args):
     path = Path(args.precomputed) / "c13.json"
-    changed = stale_inputs(path, args.models, args.precomputed)
+    changed = what_is_stale(path, args.models, args.precomputed)
     if changed:
         print(f"{path} is stale; changed since it was generated:", file=sys.stderr)
         for name in changed:
             print(f"  - {name}", file=sys.stderr)
-        print("regenerate it with: python -m generator data", file=sys.stderr)
+        print("regenerate it with: make data (python -m generator data)", file=sys.stderr)
         return 1
-    print(f"{path} is fresh: every input matches its recorded sha256")
+    contract.load(path)
+    print(f"{path} is fresh: every input matches its recorded sha256, and its content its digest")
     return 0
 
 
+def fresh_data(models, precomputed, progress=True, log=print):
+    """The path of an up-to-date c13.json: checked, and regenerated when stale or missing.
+
+    A file edited by hand is refused, not overwritten: regenerating it is the author's explicit step (make data)."""
+    from .data.provenance import EDITED_BY_HAND
+    path = Path(precomputed) / "c13.json"
+    changed = what_is_stale(path, models, precomputed)
+    if EDITED_BY_HAND in changed:
+        raise InputError(path, contract.DIGEST, "does not match the content: the file was edited by hand after it "
+                         "was generated; regenerate it with `make data` (this discards the edit), then build again")
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    if not changed:
+        log(f"{shown} is fresh")
+        return path
+    log(f"{shown} must be regenerated; changed since it was made:")
+    for name in changed:
+        log(f"  - {name}")
+    _, seconds = run_data_stage(models, precomputed, path, progress=progress)
+    log(f"regenerated {shown} in {seconds:.1f} s")
+    return path
+
+
 def cmd_build(args):
+    """check freshness → regenerate when needed → build the pages; with --data, the pages from that file only."""
     from .pages.build import build, report
-    result = build(data=args.data, out=args.out, models=args.models, precomputed=args.precomputed,
-                   progress=not args.quiet)
-    report(result)
+    if args.data:
+        data = Path(args.data)
+        print(f"using {data} as given (no freshness check)")
+    else:
+        data = fresh_data(args.models, args.precomputed, progress=not args.quiet)
+    report(build(data, args.out))
 
 
 def cmd_serve(args):

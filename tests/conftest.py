@@ -30,3 +30,41 @@ def tiny_family(tmp_path, tok):
         cfg = GPTConfig(vocab_size=tok.get_vocab_size(), block_size=32, n_layer=2, n_head=2, n_embd=width)
         save_model(GPT(cfg), tmp_path / name, fp)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def data():
+    """The c13.json the site tests build from ($C13_DATA, else the committed one), parsed."""
+    import json
+    from tests.sitelib import data_file
+    path = data_file()
+    assert path.is_file(), f"{path} is missing: make it with `python -m generator data` (or set C13_DATA)"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, data):
+    """The site built once per session by the page stage (generator.pages.build.build) into a temporary folder."""
+    from generator.pages.build import build
+    from tests.sitelib import data_file, quiet
+    out = tmp_path_factory.mktemp("site") / "site"
+    result = build(data_file(), out=out, log=quiet)
+    assert result["site"] == out.resolve()
+    return out
+
+
+@pytest.fixture
+def fresh_precomputed(tmp_path, data):
+    """A precomputed folder whose c13.json is fresh for the committed models and this code: the site's data
+    with every input's sha256 recorded as it is now, sealed as the data stage seals it."""
+    import copy
+    from generator import atomic, contract
+    from generator.data.provenance import input_hashes
+    pre = tmp_path / "precomputed"
+    pre.mkdir()
+    for name in ("anchor-model.json", "papers.json"):
+        shutil.copy(ROOT / "precomputed" / name, pre / name)
+    fresh = copy.deepcopy(data)
+    fresh["provenance"]["inputs"] = input_hashes(MODELS, pre)
+    atomic.write_json(pre / "c13.json", contract.seal(fresh))
+    return pre

@@ -32,6 +32,24 @@ if sampler.__file__ != SAMPLER_DIR + "/sampler.py":
     raise RuntimeError(f"imported the wrong sampler module: {sampler.__file__}")
 
 job = json.loads(JOB_TEXT)
+
+
+def primitives(case):
+    # the calls the real-model loop makes, on the case's p and q as rows (mirrored in test_sampler_pyodide.py)
+    rng = random.Random(case["seed"])
+    us = [rng.random() for _ in range(64)]
+    drafted = [sampler.draw(case["q"], u) for u in us[:3]]
+    residual = any(sampler.residual(case["p"], case["q"]))
+    return dict(
+        draws=[sampler.draw(case["q"], u) for u in us],
+        residual_draws=[sampler.draw_residual(case["p"], case["q"], u) for u in us] if residual else None,
+        accepts=[sampler.accepts(case["p"][x], case["q"][x], u) for x, u in zip(drafted, us[3:])],
+        verify=[sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted, random.Random(case["seed"] + i))
+                for i in range(8)] if residual else None,
+        verify_greedy=sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted),
+    )
+
+
 t0 = time.perf_counter()
 results = []
 for case in job["cases"]:
@@ -44,6 +62,7 @@ for case in job["cases"]:
         tv=summ["tv"], acceptance_rate=summ["acceptance_rate"], alpha=pair.alpha,
         one_round={s: sampler.one_round(pair, random.Random(case["seed"]), s)
                    for s in sampler.SCHEMES},
+        primitives=primitives(case),
     ))
 run_ms = (time.perf_counter() - t0) * 1000.0
 

@@ -88,6 +88,12 @@ def test_config_field_missing_or_wrong_type(tiny_family):
     assert "config.json: n_layer" in msg and "positive integer" in msg
 
 
+def test_unknown_config_field_is_refused_by_name(tiny_family):
+    edit_config(tiny_family, TARGET, bias=True)
+    msg = refused(tiny_family)
+    assert f"{TARGET}/config.json: bias" in msg and "unknown field" in msg
+
+
 def test_shape_disagrees_with_config(tiny_family):
     edit_config(tiny_family, "c1_dim64", n_embd=12, n_head=2)
     msg = refused(tiny_family)
@@ -147,3 +153,14 @@ def test_command_line_exits_2_and_names_the_file(tiny_family):
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2
     assert "c1_dim64/config.json" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_command_line_names_a_malformed_model_card_in_one_line(tiny_family):
+    (tiny_family / "card.json").write_text("{not json", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "generator", "models", "--models", str(tiny_family)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert str(tiny_family / "card.json") in lines[0] and "not valid JSON" in lines[0]
+    assert "make train" in lines[0] or "git restore" in lines[0]

@@ -62,3 +62,26 @@ def test_kv_cache_gives_the_same_distributions_and_rolls_back():
         again = torch.softmax(model(other, cache), -1)[0]
         fresh = torch.softmax(model(torch.cat([seq[:, :25], other], 1)), -1)[0, 25:]
         assert len(cache) == 30 and torch.allclose(again, fresh, atol=1e-5, rtol=0)
+
+
+def test_the_cached_single_token_step_gives_the_module_paths_logits_bit_for_bit():
+    """Decoding feeds one token at a time after a cache through a lean path (no module calls, no mask); it must
+    compute exactly what the full module path computes (here forced by train mode with dropout 0)."""
+    from generator.models.model import KVCache
+    torch.manual_seed(5)
+    model = GPT(GPTConfig(n_embd=64, n_head=4)).double()
+    seq = torch.randint(0, 2048, (1, 30))
+    def one_at_a_time():
+        cache = KVCache(model.cfg.n_layer)
+        model(seq[:, :6], cache)
+        return [model(seq[:, t:t + 1], cache) for t in range(6, 30)]
+    with torch.no_grad():
+        lean = one_at_a_time()
+        model.train()
+        modules = one_at_a_time()
+        assert all(torch.equal(a, b) for a, b in zip(lean, modules)) and len(lean) == 24
+        model.eval()
+        model.tok_emb.weight.mul_(0.5)  # a change of the weights shows in the next step (no stale copies)
+        cache = KVCache(model.cfg.n_layer)
+        model(seq[:, :6], cache)
+        assert not torch.equal(model(seq[:, 6:7], cache), lean[0])

@@ -10,7 +10,8 @@ import pytest
 
 from generator.errors import InputError
 from generator.data.provenance import stale_inputs
-from generator.data.roofline import load_anchor, roofline
+from generator.contract import load_anchor
+from generator.data.roofline import roofline
 from generator.data.shared_sampler import sampler
 from tests.conftest import MODELS, ROOT
 
@@ -78,6 +79,18 @@ def test_prefix_figures_follow_from_the_stored_distributions(data):
             assert pair.sum_pq < pair.alpha  # the naive scheme accepts far less than the min rule
 
 
+def test_the_resample_p_deficit_is_the_samplers_own_output_distribution(data):
+    assert data["constants"]["schemes"] == list(sampler.RUNNABLE)
+    for prefix, entry in data["distributions"].items():
+        for draft in data["constants"]["drafts"]:
+            pair = sampler.Pair(entry["p"], entry["q"][draft])
+            wrong = sampler.output_distribution(pair, "resample_p")
+            deficit = entry["resample_p_deficit"][draft]
+            token = deficit["token"]
+            assert (deficit["p"], deficit["q"], deficit["output"]) == (pair.p[token], pair.q[token], wrong[token])
+            assert deficit["p"] - deficit["output"] == max(a - b for a, b in zip(pair.p, wrong)) > 0
+
+
 def test_offline_figures_are_reproduced_by_the_sampler_and_tell_the_story(data):
     off = data["offline"]
     for prefix, per_draft in off["results"].items():
@@ -143,7 +156,8 @@ def test_provenance_records_every_input(data):
         assert name in inputs
     for model in ("ref_baseline", "c1_dim64", "c1_dim128"):
         assert f"models/{model}/model.safetensors" in inputs
-    assert data["schema_version"] == 1
+    from generator.data.provenance import SCHEMA_VERSION
+    assert data["schema_version"] == SCHEMA_VERSION
     assert len(data["tokenizer"]["labels"]) == data["tokenizer"]["vocab_size"]
 
 
@@ -205,17 +219,34 @@ def test_malformed_anchor_file_is_refused(tmp_path, broken, field):
     assert run.returncode == 2 and "anchor-model.json" in run.stderr and field in run.stderr
 
 
-def test_a_failure_midway_leaves_the_old_json(tmp_path, monkeypatch):
+@pytest.mark.parametrize("stage", ["greedy_identity", "accounting"])
+def test_a_failure_midway_leaves_the_old_json_and_stops_the_workers(tmp_path, monkeypatch, stage):
+    """A stage of the main process fails while the accounting workers run (or the accounting itself fails)."""
     import generator.data.precompute as pc
+    import generator.data.runs as runs
     out = tmp_path / "c13.json"
     out.write_text("old\n")
+    started = []
+
+    class Recorded(runs.AccountingRuns):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            started.append(self)
 
     def boom(*a, **k):
         raise RuntimeError("interrupted")
-    monkeypatch.setattr(pc, "accounting", boom)
-    with pytest.raises(RuntimeError):
+    monkeypatch.setattr(pc, stage, boom)
+    monkeypatch.setattr(pc, "AccountingRuns", Recorded)
+    with pytest.raises(RuntimeError, match="interrupted"):
         pc.generate(MODELS, PRECOMPUTED, out, progress=False)
     assert out.read_text() == "old\n" and sorted(os.listdir(tmp_path)) == ["c13.json"]
+    [runs_started] = started
+    if runs_started.pool is not None:  # the workers were stopped, not left computing their jobs to the end
+        from concurrent.futures import wait
+        futures = runs_started.futures.values()
+        wait(futures, timeout=5)
+        assert all(f.done() for f in futures)
+        assert any(f.cancelled() or f.exception() is not None for f in futures)
 
 
 def test_an_impossible_setting_is_refused(tmp_path, monkeypatch):

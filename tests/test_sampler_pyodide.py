@@ -51,6 +51,22 @@ def make_cases():
     ]
 
 
+def primitives(case):
+    """The calls the real-model loop makes, on the case's p and q as rows (mirrors the driver's primitives)."""
+    rng = random.Random(case["seed"])
+    us = [rng.random() for _ in range(64)]
+    drafted = [sampler.draw(case["q"], u) for u in us[:3]]
+    residual = any(sampler.residual(case["p"], case["q"]))
+    return dict(
+        draws=[sampler.draw(case["q"], u) for u in us],
+        residual_draws=[sampler.draw_residual(case["p"], case["q"], u) for u in us] if residual else None,
+        accepts=[sampler.accepts(case["p"][x], case["q"][x], u) for x, u in zip(drafted, us[3:])],
+        verify=[sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted, random.Random(case["seed"] + i))
+                for i in range(8)] if residual else None,
+        verify_greedy=sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted),
+    )
+
+
 def cpython_results(cases):
     """What the Pyodide driver computes, computed here by CPython from the same file."""
     out = []
@@ -64,6 +80,7 @@ def cpython_results(cases):
             tv=summ["tv"], acceptance_rate=summ["acceptance_rate"], alpha=pair.alpha,
             one_round={s: sampler.one_round(pair, random.Random(case["seed"]), s)
                        for s in sampler.SCHEMES},
+            primitives=primitives(case),
         ))
     return out
 
@@ -119,6 +136,7 @@ def test_sampler_in_pyodide_matches_cpython_bit_for_bit(tmp_path):
         assert g["acceptance_rate"] == e["acceptance_rate"], where
         assert g["alpha"] == e["alpha"], f"{where}: alpha {float.hex(g['alpha'])} != {float.hex(e['alpha'])}"
         assert g["one_round"] == e["one_round"], f"{where}: one_round differs"
+        assert g["primitives"] == e["primitives"], f"{where}: the real-model loop's primitives differ"
     # type-strict too: the serialised results are the same text (1 and 1.0 would differ here)
     assert json.dumps(results, sort_keys=True) == json.dumps(expected, sort_keys=True)
 
@@ -131,3 +149,6 @@ def test_sampler_in_pyodide_matches_cpython_bit_for_bit(tmp_path):
     assert sum(results[0]["counts"]) == 100_000 and 0 < results[0]["accepted"] < 100_000
     assert results[-1]["accepted"] == results[-1]["n"]
     assert all(c == 0 for c, pv in zip(results[5]["counts"], cases[5]["p"]) if pv == 0)
+    # the primitives ran on rows with zeros and on equal rows (no residual: nothing to reject into)
+    assert results[5]["primitives"]["residual_draws"] and results[-1]["primitives"]["verify"] is None
+    assert {v["kind"] for r in results[:-1] for v in r["primitives"]["verify"]} == {"bonus", "resampled"}

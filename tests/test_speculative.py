@@ -5,7 +5,8 @@ import torch
 
 from generator.errors import SettingError
 from generator.models.model import GPTConfig
-from generator.data.speculative import distributions, draw, greedy_decode, speculative_run
+from generator.data.shared_sampler import sampler
+from generator.data.speculative import Decoder, distributions, greedy_decode, speculative_run
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +78,44 @@ def test_the_context_must_hold_prompt_new_tokens_and_k(family):
         speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 8, 0)
 
 
-def test_draw_never_lands_on_a_zero_probability_token():
-    probs = torch.tensor([0.0, 0.5, 0.0, 0.5, 0.0], dtype=torch.float64)
-    for u in (0.0, 1e-18, 0.25, 0.5, 0.5 - 1e-17, 0.999999999, 1 - 2 ** -53):
-        assert draw(probs, u) in (1, 3)
+def test_every_decision_is_the_samplers(family, monkeypatch):
+    """The loop makes no decision of its own: with the sampler's primitives replaced, its output follows them."""
+    tok, models = family
+    ids = tok.encode(PROMPTS[0]).ids
+    calls = {"draw": 0, "verify": 0}
+    real_draw, real_verify = sampler.draw, sampler.verify
+
+    def counting_draw(row, u):
+        calls["draw"] += 1
+        assert isinstance(row, list) and isinstance(row[0], float)  # rows reach the sampler as float lists
+        return real_draw(row, u)
+
+    def counting_verify(p_rows, q_rows, drafted, rng):
+        calls["verify"] += 1
+        return real_verify(p_rows, q_rows, drafted, rng)
+    monkeypatch.setattr(sampler, "draw", counting_draw)
+    monkeypatch.setattr(sampler, "verify", counting_verify)
+    res = speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 12, 3, seed=4)
+    assert calls["verify"] == len(res["rounds"]) and calls["draw"] >= 3 * len(res["rounds"])
+    # a sampler that always proposes token 0 and always rejects into token 1 drives the loop
+    monkeypatch.setattr(sampler, "draw", lambda row, u: 0)
+    monkeypatch.setattr(sampler, "verify", lambda p_rows, q_rows, drafted, rng: dict(
+        p=[], q=[], accept_prob=[], u=[], accepted=0, kind="resampled", token=1, final_u=rng.random()))
+    res = speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 5, 2, seed=4)
+    assert res["tokens"] == [1] * 5 and all(r["draft"] == [0, 0] for r in res["rounds"])
+
+
+def test_decoder_rollback_gives_the_same_distributions_as_a_fresh_decoder(family):
+    tok, models = family
+    ids = tok.encode(PROMPTS[1]).ids
+    model = models["c1_dim128"]
+    dec = Decoder(model)
+    dec.probs(ids + [5, 6, 7], 4)
+    dec.rollback(len(ids) + 1)               # 6 and 7 were rejected
+    again = dec.probs(ids + [5, 9, 10], 2)   # feeds 9 and 10 only
+    assert dec.cached == len(ids) + 3 and dec.forwards == 2
+    fresh = distributions(model, ids + [5, 9, 10])[-2:]
+    assert torch.allclose(again, fresh, atol=1e-12, rtol=0)
 
 
 class FixedModel(torch.nn.Module):

@@ -1,9 +1,14 @@
 """A training smoke test on text the test writes itself (never the corpus)."""
 import json
 import random
+import subprocess
+import sys
+
+import pytest
 
 from generator.models.checkpoint import load_family
 from generator.models.train import Recipe, train_all
+from tests.conftest import ROOT
 
 
 def synthetic_text(n_paragraphs=120, seed=7):
@@ -48,3 +53,30 @@ def test_training_is_deterministic(tmp_path):
     assert a["tokenizer"]["sha256"] == b["tokenizer"]["sha256"]
     for name in a["models"]:
         assert a["models"][name]["sha256"] == b["models"][name]["sha256"]
+
+
+def test_a_corpus_too_small_for_the_recipe_is_refused_in_one_line(tmp_path):
+    corpus = tmp_path / "small.txt"
+    corpus.write_text(synthetic_text(120, seed=3), encoding="utf-8")
+    out_dir = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "generator", "train", "--corpus", str(corpus), "--out", str(out_dir)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr[-2000:]
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert str(corpus) in lines[0] and "tokens" in lines[0] and "longer text" in lines[0]
+    assert not out_dir.exists() or not any(out_dir.iterdir()), "a refused run wrote models"
+
+
+def test_too_few_tokens_for_the_context_name_the_corpus_and_the_size_needed(tmp_path):
+    import torch
+    from generator.errors import InputError
+    from generator.models.train import split
+    corpus = tmp_path / "small.txt"
+    with pytest.raises(InputError) as e:
+        split(torch.arange(1922), Recipe(), corpus)
+    message = str(e.value)
+    assert message.startswith(f"{corpus}: ") and "1,922 tokens" in message and "longer text" in message
+    needed = int(message.split("at least about ")[1].split(" ")[0].replace(",", ""))
+    cut = int(needed * (1 - Recipe().heldout_fraction))
+    assert needed - cut >= Recipe().block_size + 2, "the size it asks for would still be refused"

@@ -1,10 +1,7 @@
-// Small helpers shared by the five experiments: building DOM and SVG without markup strings (token labels
-// are corpus text and always go in through textContent), the site's number formats (the same rules as
-// generator/pages/figures.py, so a figure reads the same in the static and the live version), and a decoder for
-// the compact probabilities that generator/pages/hooks.py embeds.
-
-// The SVG namespace: a name, not an address — nothing is fetched from it.
-export const SVG_NS = "http://www.w3.org/2000/svg";
+// Small helpers shared by the five experiments: building DOM without markup strings (token labels are corpus
+// text and always go in through textContent), putting a figure module's markup into the page, the number
+// formats (re-exported from widgets/figures/formats.mjs), and a decoder for the compact probabilities that
+// generator/pages/widget_payload.py embeds.
 
 /** An HTML element: el("p", {class: "x", "aria-live": "polite"}, "text", child, ...). */
 export function el(tag, attrs, ...children) {
@@ -14,11 +11,12 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
-/** An SVG element, same calling convention as el(). */
-export function sv(tag, attrs, ...children) {
-  const node = document.createElementNS(SVG_NS, tag);
-  setAttrs(node, attrs);
-  append(node, children);
+/** The element that a figure module's markup describes (the modules escape every label they write). */
+export function fromMarkup(markup) {
+  const template = document.createElement("template");
+  template.innerHTML = markup;
+  const node = template.content.firstElementChild;
+  if (!node || template.content.childElementCount !== 1) throw new Error("a figure module returned no single element");
   return node;
 }
 
@@ -61,64 +59,8 @@ export function uid(prefix) {
   return `${prefix}-${uidCounter}`;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// number formats (mirror generator/pages/figures.py)
-// ---------------------------------------------------------------------------------------------------
-
-export function fixed(v, digits) {
-  return Number(v).toFixed(digits);
-}
-
-export function pct(v, digits = 1) {
-  return `${(v * 100).toFixed(digits)}%`;
-}
-
-export function sig(v, digits = 2) {
-  if (v === 0) return "0";
-  if (Math.abs(v) >= 1) return v.toFixed(2);
-  const decimals = digits - 1 - Math.floor(Math.log10(Math.abs(v)));
-  return v.toFixed(decimals);
-}
-
-export function prob(v) {
-  if (v >= 0.01 || v === 0) return `${(v * 100).toFixed(1)}%`;
-  return `${sig(v * 100)}%`;
-}
-
-export function ms(v) {
-  return `${sig(v)} ms`;
-}
-
-export function num(v, digits = 0) {
-  return Number(v).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-export function times(v, digits = 2) {
-  return `${v.toFixed(digits)}×`;
-}
-
-/** Up to `digits` decimals, trailing zeros dropped: 1.8 → "1.8", 2.0 → "2". */
-export function trim(v, digits = 3) {
-  const s = v.toFixed(digits);
-  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
-}
-
-export function gb(v) {
-  return `${(v / 1e9).toFixed(2)} GB`;
-}
-
-export function gflop(v) {
-  return `${(v / 1e9).toFixed(2)} GFLOP`;
-}
-
-/** A large count in Chinese units, as figures.yi does. */
-export function yi(v) {
-  const g4 = (x) => Number(x.toPrecision(4)).toString();
-  const g3 = (x) => Number(x.toPrecision(3)).toString();
-  if (Math.abs(v) >= 1e8) return `${g4(v / 1e8)} 亿`;
-  if (Math.abs(v) >= 1e4) return `${g3(v / 1e4)} 万`;
-  return num(v);
-}
+// the number formats: one module, shared with the figures (widgets/figures/formats.mjs)
+export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, times, trim } from "./figures/formats.mjs";
 
 // ---------------------------------------------------------------------------------------------------
 // compact probabilities: value = m × 10^-e written as the digits of m and one letter for e (a = 0 … Z = 51),
@@ -131,13 +73,13 @@ const EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 export function unpack(text) {
   const out = [];
   const re = /(\d+)(?:([a-zA-Z])|-(\d+)\.)/g;
-  let m;
+  let match;
   let expected = 0;
-  while ((m = re.exec(text)) !== null) {
-    if (m.index !== expected) throw new Error(`packed probabilities: unexpected text at ${expected}`);
+  while ((match = re.exec(text)) !== null) {
+    if (match.index !== expected) throw new Error(`packed probabilities: unexpected text at ${expected}`);
     expected = re.lastIndex;
-    const e = m[2] ? EXPONENTS.indexOf(m[2]) : Number(m[3]);
-    out.push(Number(`${m[1]}e-${e}`));
+    const exponent = match[2] ? EXPONENTS.indexOf(match[2]) : Number(match[3]);
+    out.push(Number(`${match[1]}e-${exponent}`));
   }
   if (expected !== text.length) throw new Error(`packed probabilities: unexpected text at ${expected}`);
   return out;
@@ -146,13 +88,6 @@ export function unpack(text) {
 // ---------------------------------------------------------------------------------------------------
 // statistics used by E2
 // ---------------------------------------------------------------------------------------------------
-
-/** The tokens shown one by one: largest max(p, q) first, ties by id (as figures.top_tokens). */
-export function topTokens(p, q, n) {
-  const order = p.map((_, i) => i);
-  order.sort((a, b) => Math.max(p[b], q[b]) - Math.max(p[a], q[a]) || a - b);
-  return order.slice(0, n);
-}
 
 function logGamma(x) {
   // Lanczos approximation (g = 7, 9 terms); x > 0

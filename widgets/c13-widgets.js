@@ -1,7 +1,7 @@
 // The entry of the lesson's five experiments (loaded as an ES module by every page; mkdocs.yml).
 //
 // Once per page view it reads the embedded data (<script type="application/json" id="c13-widget-data">),
-// finds each <section class="c13-exp" data-widget="eN">, imports ./eN.js and calls its render(element, data)
+// finds each <section class="c13-exp" data-widget="eN">, imports its module (MODULES) and calls render(element, data)
 // once. Should the theme's instant navigation ever be switched on, Material's document$ emits for every new
 // page and the same happens there. One Pyodide worker serves the whole tab (the `python` object below):
 // E2 asks it to start when the reader reaches the experiment, and it lives across page changes.
@@ -10,7 +10,8 @@
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const SITE_ROOT = new URL("../../", import.meta.url); // the site's root folder
-const WIDGETS = ["e1", "e2", "e3", "e4", "e5"];
+// each experiment's module, relative to this file (E2 is split into a folder by concern)
+const MODULES = { e1: "e1.js", e2: "e2/index.js", e3: "e3.js", e4: "e4.js", e5: "e5.js" };
 const BUILD_COMMAND = "make site"; // the README's first command
 
 // ---------------------------------------------------------------------------------------------------
@@ -129,27 +130,27 @@ class PythonHost {
     reject(new Error(message));
   }
 
-  onMessage(m, resolve, reject) {
-    if (m.type === "stage") {
-      const index = STAGES.findIndex((s) => s[0] === m.stage);
-      this.emit({ stage: m.stage, stageIndex: index, detail: m.detail });
-    } else if (m.type === "ready") {
+  onMessage(message, resolve, reject) {
+    if (message.type === "stage") {
+      const index = STAGES.findIndex((s) => s[0] === message.stage);
+      this.emit({ stage: message.stage, stageIndex: index, detail: message.detail });
+    } else if (message.type === "ready") {
       this.state = "ready";
       const readyMs = performance.now() - this.info.requestedAt;
-      this.emit({ stage: "ready", stageIndex: STAGES.length, version: m.version, workerMs: m.ms, readyMs });
+      this.emit({ stage: "ready", stageIndex: STAGES.length, version: message.version, workerMs: message.ms, readyMs });
       resolve(this);
-    } else if (m.type === "failed") {
+    } else if (message.type === "failed") {
       const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.wasm、python_stdlib.zip）",
-        sampler: "抽样器 sampler.py" }[m.stage] || "Pyodide";
-      this.fail(`${what} 没能载入：${m.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
+        sampler: "抽样器 sampler.py" }[message.stage] || "Pyodide";
+      this.fail(`${what} 没能载入：${message.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
         `并用 ${this.serveCommand()} 打开；下面的静态版本（离线数字）仍然可以读。`, reject);
     } else {
-      const req = this.pending.get(m.id);
+      const req = this.pending.get(message.id);
       if (!req) return;
-      if (m.type === "progress") req.onProgress?.(m);
-      else if (m.type === "round") this.settle(m.id, () => req.resolve(m.record));
-      else if (m.type === "done") this.settle(m.id, () => req.resolve(m.result));
-      else if (m.type === "error") this.settle(m.id, () => req.reject(new Error(m.message)));
+      if (message.type === "progress") req.onProgress?.(message);
+      else if (message.type === "round") this.settle(message.id, () => req.resolve(message.record));
+      else if (message.type === "done") this.settle(message.id, () => req.resolve(message.result));
+      else if (message.type === "error") this.settle(message.id, () => req.reject(new Error(message.message)));
     }
   }
 
@@ -216,7 +217,6 @@ function readData() {
     const data = JSON.parse(node.textContent);
     data.python = python;
     data.pythonStages = STAGES;
-    data.siteRoot = SITE_ROOT.href;
     data.urls = {
       indexURL: new URL(data.pyodide, SITE_ROOT).href,
       samplerURL: new URL(data.sampler, SITE_ROOT).href,
@@ -241,10 +241,10 @@ async function init() {
   if (!data) return;
   for (const section of sections) {
     const name = section.dataset.widget;
-    if (!WIDGETS.includes(name) || section.dataset.c13Init) continue;
+    if (!Object.hasOwn(MODULES, name) || section.dataset.c13Init) continue;
     section.dataset.c13Init = "started";
     try {
-      const module = await import(new URL(`${name}.js`, HERE).href);
+      const module = await import(new URL(MODULES[name], HERE).href);
       module.render(section, data);
       section.dataset.c13Init = "done";
     } catch (err) {

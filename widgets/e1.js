@@ -1,90 +1,94 @@
-// E1 · the request path. The build-time diagram (generator/pages/figures.py request_path) is made operable: every
-// cell becomes a focusable button, and choosing one shows the anchor's own quantity for it, computed from
-// the embedded anchor roofline data (precomputed/anchor-model.json through c13.json).
-import { el, fill, gb, gflop, mount, ms, num, staticChildren, stash, yi } from "./c13-util.js";
+// E1 · the request path. The diagram is drawn by widgets/figures/request_path.mjs (the same function drew the
+// build-time version) and made operable: every cell (g[data-cell]) becomes a focusable button, and choosing one
+// shows the anchor's own quantity for it, computed from the embedded anchor roofline data
+// (precomputed/anchor-model.json through c13.json).
+import { chineseUnits, el, fill, fromMarkup, gb, gflop, mount, ms, num, staticChildren, stash, uid } from "./c13-util.js";
+import { requestPath } from "./figures/request_path.mjs";
 
-function cellInfo(a) {
-  const k1 = a.positions_verified;
-  const perSecond = 1000 / a.weight_read_ms_per_token;
-  const bytesPerParam = a.bytes_read_per_token / a.params_read_per_token;
-  const bounds = () => boundsTable(a);
+function cellInfo(anchor, temperature) {
+  const k1 = anchor.positions_verified;
+  const perSecond = 1000 / anchor.weight_read_ms_per_token;
+  const bytesPerParam = anchor.bytes_read_per_token / anchor.params_read_per_token;
+  const bounds = () => boundsTable(anchor);
   return {
     tokenize: {
       name: "分词",
       text: "把请求的文字切成 token id。它在 CPU 上完成，不读模型权重，和后面的每一步相比可以忽略。",
-      rows: [["锚点词表 V", `${num(a.vocab_size)} 个 token`]],
+      rows: [["锚点词表 V", `${num(anchor.vocab_size)} 个 token`]],
     },
     prefill: {
       name: "预填充",
       text: "整段提示词一次前向：权重只读一遍，计算随提示词的长度增长。提示词不太长时，它和一步解码一样受读权重所限——" +
         "这正是投机解码要借用的性质。",
-      rows: [["读全部权重（一次）", `${gb(a.bytes_read_per_token)}，≥ ${ms(a.weight_read_ms_per_token)}`],
-        ["每个位置的计算", `${gflop(a.flops_per_position)}，≥ ${ms(a.compute_ms_per_token)}`],
-        ["计算追上读权重的位置数", `约 ${num(Math.round(a.read_over_compute))} 个（读 ÷ 算的下界之比）`]],
+      rows: [["读全部权重（一次）", `${gb(anchor.bytes_read_per_token)}，≥ ${ms(anchor.weight_read_ms_per_token)}`],
+        ["每个位置的计算", `${gflop(anchor.flops_per_position)}，≥ ${ms(anchor.compute_ms_per_token)}`],
+        ["计算追上读权重的位置数", `约 ${num(Math.round(anchor.read_over_compute))} 个（读 ÷ 算的下界之比）`]],
     },
     read: {
       name: "读全部权重",
-      text: `批量 1 时，每写出一个 token 都要把 ${yi(a.params_read_per_token)}个参数（每个 ${bytesPerParam} 字节）` +
+      text: `批量 1 时，每写出一个 token 都要把 ${chineseUnits(anchor.params_read_per_token)}个参数（每个 ${bytesPerParam} 字节）` +
         "从显存读一遍。这是一步解码里最慢的部分。",
-      rows: [["每个 token 读的字节", gb(a.bytes_read_per_token)],
-        ["带宽下界（字节 ÷ 峰值显存带宽）", `≥ ${ms(a.weight_read_ms_per_token)}`],
-        [`同一次前向算 ${k1} 个位置`, `仍然只读一遍：${gb(a.bytes_read_per_token)}，≥ ${ms(a.weight_read_ms_per_token)}`],
+      rows: [["每个 token 读的字节", gb(anchor.bytes_read_per_token)],
+        ["带宽下界（字节 ÷ 峰值显存带宽）", `≥ ${ms(anchor.weight_read_ms_per_token)}`],
+        [`同一次前向算 ${k1} 个位置`, `仍然只读一遍：${gb(anchor.bytes_read_per_token)}，≥ ${ms(anchor.weight_read_ms_per_token)}`],
         ["由此，每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
       extra: bounds,
     },
     compute: {
       name: "计算",
       text: "每个参数一次乘、一次加。按峰值算力，这一部分远比读权重快：算术单元大部分时间在等数据。",
-      rows: [["每个位置的浮点运算", gflop(a.flops_per_position)],
-        ["算力下界（运算量 ÷ 峰值 BF16 算力）", `≥ ${ms(a.compute_ms_per_token)}`],
-        [`同一次前向算 ${k1} 个位置`, `${gflop(a.flops_per_position * k1)}，≥ ${ms(a.compute_ms_for_positions)}`],
-        ["读 ÷ 算的下界之比", `约 ${Math.round(a.read_over_compute)} 倍`]],
+      rows: [["每个位置的浮点运算", gflop(anchor.flops_per_position)],
+        ["算力下界（运算量 ÷ 峰值 BF16 算力）", `≥ ${ms(anchor.compute_ms_per_token)}`],
+        [`同一次前向算 ${k1} 个位置`, `${gflop(anchor.flops_per_position * k1)}，≥ ${ms(anchor.compute_ms_for_positions)}`],
+        ["读 ÷ 算的下界之比", `约 ${Math.round(anchor.read_over_compute)} 倍`]],
       extra: bounds,
     },
     sample: {
       name: "采样",
       text: "按目标给出的分布抽一个 token。本课的主角就在这里：草稿猜的 token 被接受还是被拒，也是在这一步决定的。",
-      rows: [["分布的长度", `V = ${num(a.vocab_size)}`], ["相对读权重", "可以忽略"]],
+      rows: [["分布的长度", `V = ${num(anchor.vocab_size)}`], ["相对读权重", "可以忽略"]],
     },
     append: {
       name: "追加",
       text: "把新 token 接到序列末尾，回到“读全部权重”开始下一步。每一步只产出一个 token，所以每个 token 都要付一次读权重的代价。",
-      rows: [["每个 token 至少", `≥ ${ms(a.weight_read_ms_per_token)}`], ["每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
+      rows: [["每个 token 至少", `≥ ${ms(anchor.weight_read_ms_per_token)}`], ["每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
     },
     detokenize: {
       name: "还原文字",
       text: "把 token id 还原成文字送回给用户。和分词一样在 CPU 上完成，可以忽略。",
-      rows: [["锚点词表 V", `${num(a.vocab_size)} 个 token`]],
+      rows: [["锚点词表 V", `${num(anchor.vocab_size)} 个 token`]],
     },
     kv: {
       name: "KV 缓存（旁路）",
       text: "预填充时写入，每一步读取并追加新位置。锚点是混合架构，它的线性注意力层不存逐位置的 KV，而是每个请求带一个固定大小的状态。",
-      rows: [["线性注意力状态（每个请求）", `${Math.round(a.linear_attention_state_mb)} MB = ${Math.round(a.linear_attention_state_mib)} MiB`]],
+      rows: [["线性注意力状态（每个请求）", `${Math.round(anchor.linear_attention_state_mb)} MB = ${Math.round(anchor.linear_attention_state_mib)} MiB`]],
     },
     params: {
       name: "采样参数（旁路）",
-      text: "温度、top-k / top-p 等决定分布怎么塑形。本课一律在温度 T = 1 下采样，p 和 q 就是模型给出的原始分布。",
-      rows: [["本课的温度", "T = 1"]],
+      text: `温度、top-k / top-p 等决定分布怎么塑形。本课一律在温度 T = ${temperature} 下采样，p 和 q 就是模型给出的原始分布。`,
+      rows: [["本课的温度", `T = ${temperature}`]],
     },
   };
 }
 
-function boundsTable(a) {
-  const k1 = a.positions_verified;
+function boundsTable(anchor) {
+  const k1 = anchor.positions_verified;
   const row = (n, compute) => el("tr", null, el("th", { scope: "row", text: `${n} 个` }),
-    el("td", { text: `≥ ${ms(a.weight_read_ms_per_token)}` }), el("td", { text: `≥ ${ms(compute)}` }),
-    el("td", { text: compute < a.weight_read_ms_per_token ? "读权重" : "计算" }));
+    el("td", { text: `≥ ${ms(anchor.weight_read_ms_per_token)}` }), el("td", { text: `≥ ${ms(compute)}` }),
+    el("td", { text: compute < anchor.weight_read_ms_per_token ? "读权重" : "计算" }));
   return el("div", { class: "c13-scroll" }, el("table", { class: "c13-mini" },
     el("caption", { text: "一次前向算几个位置：两个下界" }),
     el("thead", null, el("tr", null, ["位置数", "读权重下界", "计算下界", "瓶颈"].map((h) => el("th", { scope: "col", text: h })))),
-    el("tbody", null, row(1, a.compute_ms_per_token), row(k1, a.compute_ms_for_positions))));
+    el("tbody", null, row(1, anchor.compute_ms_per_token), row(k1, anchor.compute_ms_for_positions))));
 }
 
 export function render(section, data) {
-  const a = data.anchor;
-  const svg = section.querySelector("svg#e1-path");
-  if (!svg) throw new Error("E1: the build-time diagram is missing");
-  const info = cellInfo(a);
+  const anchor = data.anchor;
+  const built = section.querySelector("svg#e1-path");
+  if (!built) throw new Error("E1: the build-time diagram is missing");
+  const svg = fromMarkup(requestPath({ anchor, id: uid("e1-path") }));
+  built.replaceWith(svg);
+  const info = cellInfo(anchor, data.replay.temperature);
   const cells = [...svg.querySelectorAll("g.c13-cell[data-cell]")].filter((g) => info[g.dataset.cell]);
   if (!cells.length) throw new Error("E1: the diagram has no cells");
 

@@ -11,7 +11,11 @@ given over the full vocabulary. Three schemes are compared:
                 the residual norm(max(0, p - q)). Its output is exactly p.
 
 Standard library only: this one file is shared by the offline generator
-(CPython) and the lesson running in the browser (Pyodide).
+(CPython) and the lesson running in the browser (Pyodide). It is the only
+implementation of the rule: the generator's real-model runs call, row by
+row (lists of floats, not necessarily normalised), accept_probability,
+accepts, draw, residual, draw_residual, draw_bonus and the T = 0 forms
+greedy_pick, greedy_accepts, through verify, one round's decisions.
 """
 
 import math
@@ -32,8 +36,7 @@ class SamplerError(ValueError):
 
 
 def check_distribution(dist, name, length=None):
-    """
-    Validate dist and normalise it once. Returns (normalised list, original sum).
+    """Validate dist and normalise it once. Returns (normalised list, original sum).
     Distributions that do not sum exactly to 1 (e.g. after rounding) are divided
     by their sum once; the sum is returned so a caller can report it.
     """
@@ -75,36 +78,119 @@ def tv(a, b):
 
 
 def resample_p_tv(p, q):
-    """
-    Closed-form TV(output of resample_p, p). The output is
+    """Closed-form TV(output of resample_p, p). The output is
     P(x) = min(p, q)(x) + (1 - alpha) p(x), so P - p = min(p, q) - alpha p.
     """
     a = alpha(p, q)
     return 0.5 * math.fsum(abs(min(pv, qv) - a * pv) for pv, qv in zip(p, q))
 
 
-# -----------------------------------------------------------------------------
-# inverse-CDF tables
+# the rule: one definition of min(1, p/q), of the residual and of the draw
+
+def accept_probability(p_x, q_x):
+    """Probability that a drafted token x is kept: min(1, p(x)/q(x)).
+    >>> accept_probability(0.2, 0.5)
+    0.4
+    >>> accept_probability(0.5, 0.2)  # p(x) >= q(x): always kept
+    1.0
+    """
+    return 1.0 if p_x >= q_x else p_x / q_x
+
+
+def accepts(p_x, q_x, u):
+    """The accept test with the uniform u in [0, 1): strict, P(u < a) = a.
+    >>> accepts(0.2, 0.5, 0.39)
+    True
+    >>> accepts(0.2, 0.5, 0.4)  # u equal to the probability rejects
+    False
+    """
+    return u < accept_probability(p_x, q_x)
+
+
+def residual(p, q):
+    """The residual weights max(0, p - q), token by token (draw normalises).
+    >>> residual([0.5, 0.25, 0.25], [0.25, 0.5, 0.25])
+    [0.25, 0.0, 0.0]
+    """
+    return [a - b if a > b else 0.0 for a, b in zip(p, q)]
+
 
 def _table(weights):
-    """
-    Sampling table (tokens, cumulative, total) over the positive weights only,
-    so no zero-probability token can ever be drawn. tokens has one extra copy
-    of its last entry: if u * total rounds up to total, bisect lands there.
-    Returns None when there is no positive weight.
-    """
-    tokens = [i for i, w in enumerate(weights) if w > 0]
-    if not tokens:
+    """Sampling table (cumulative, total), None without a positive weight.
+    The first running sum above u * total belongs to a positive weight (a zero
+    adds nothing), so no zero-probability token is drawn; from the last positive
+    token on the entries are infinite, so u * total rounding up to total lands
+    on that last possible token."""
+    cum = list(accumulate(weights))
+    if not cum or not cum[-1] > 0:
         return None
-    cum = list(accumulate(weights[i] for i in tokens))
-    tokens.append(tokens[-1])
-    return tokens, cum, cum[-1]
+    total, last = cum[-1], len(cum) - 1
+    while not weights[last] > 0:
+        last -= 1
+    cum[last:] = [math.inf] * (len(cum) - last)
+    return cum, total
 
 
 def _draw(table, u):
     """Token drawn from table with the uniform number u in [0, 1)."""
-    tokens, cum, total = table
-    return tokens[bisect_right(cum, u * total)]
+    cum, total = table
+    return bisect_right(cum, u * total)
+
+
+def draw(weights, u):
+    """Inverse-CDF draw with the uniform u in [0, 1): the first token whose
+    cumulative weight exceeds u * total (weights need not sum to 1). A zero-
+    weight token is never drawn, also when u * total rounds up to the total.
+    >>> draw([0.0, 0.5, 0.0, 0.5], 0.25)
+    1
+    >>> draw([0.0, 0.5, 0.0, 0.5], 0.5)
+    3
+    >>> draw([0.0, 0.5, 0.0, 0.5, 0.0], 1 - 2 ** -53)
+    3
+    >>> draw([2, 6], 0.3)  # cumulative [2, 8]; 0.3 * 8 = 2.4 lies past 2
+    1
+    """
+    table = _table(weights)
+    if table is None:
+        raise SamplerError("the weights have no positive entry: there is nothing to draw")
+    return _draw(table, u)
+
+
+def draw_residual(p_row, q_row, u):
+    """The token drawn after a rejection: from norm(max(0, p - q)), with u.
+    >>> draw_residual([0.5, 0.25, 0.25], [0.25, 0.5, 0.25], 0.9)
+    0
+    >>> draw_residual([0.1, 0.6, 0.3], [0.2, 0.2, 0.6], 0.5)  # residual [0, 0.4, 0]
+    1
+    """
+    try:
+        return draw(residual(p_row, q_row), u)
+    except SamplerError:
+        raise SamplerError("p <= q at every token: the residual is empty, so no draft can be rejected") from None
+
+
+def draw_bonus(p_row, u):
+    """The bonus token after all k drafts were kept: a draw from p, with u.
+    >>> draw_bonus([0.25, 0.25, 0.5], 0.4)
+    1
+    """
+    return draw(p_row, u)
+
+
+def greedy_pick(row):
+    """Temperature 0: the token of highest probability, the lowest id on ties.
+    >>> greedy_pick([0.1, 0.4, 0.4, 0.1])
+    1
+    """
+    return row.index(max(row))
+
+
+def greedy_accepts(p_row, x):
+    """Temperature 0: x is kept iff it is the target's own greedy pick.
+    >>> greedy_accepts([0.1, 0.4, 0.4, 0.1], 1), greedy_accepts([0.1, 0.4, 0.4, 0.1], 2)
+    (True, False)
+    """
+    return x == greedy_pick(p_row)
 
 
 def _table_probs(table, size):
@@ -112,10 +198,13 @@ def _table_probs(table, size):
     out = [0.0] * size
     if table is None:
         return out
-    tokens, cum, total = table
+    cum, total = table
     prev = 0.0
-    for k, c in enumerate(cum):
-        out[tokens[k]] = (c - prev) / total
+    for token, c in enumerate(cum):
+        if c == math.inf:  # the last possible token takes the rest
+            out[token] = (total - prev) / total
+            break
+        out[token] = (c - prev) / total
         prev = c
     return out
 
@@ -130,12 +219,11 @@ class Pair:
         self.sum_pq = sum_pq(self.p, self.q)
         self.p_table = _table(self.p)
         self.q_table = _table(self.q)
-        residual = [max(0.0, a - b) for a, b in zip(self.p, self.q)]
-        self.residual_mass = math.fsum(residual)
-        # p == q up to rounding: no residual, and the correct scheme always accepts
-        # (q(x) <= p(x) everywhere means min(1, p/q) = 1)
-        self.r_table = _table(residual) if self.residual_mass > RESIDUAL_EPS else None
-        min_rule = [1.0 if a >= b else a / b for a, b in zip(self.p, self.q)]
+        rest = residual(self.p, self.q)
+        self.residual_mass = math.fsum(rest)
+        # p == q up to rounding: no residual, and the correct scheme always accepts (min(1, p/q) = 1)
+        self.r_table = _table(rest) if self.residual_mass > RESIDUAL_EPS else None
+        min_rule = list(map(accept_probability, self.p, self.q))
         self.accept = {
             "naive": self.p,  # P(y == x | x) = p(x)
             "resample_p": min_rule,
@@ -160,13 +248,13 @@ def _check_scheme(scheme, allowed=SCHEMES):
         raise ValueError(f"unknown scheme {scheme!r}, expected one of {allowed}")
 
 
-# -----------------------------------------------------------------------------
-# sampling
-# Random stream, a fixed order per round (shared by one_round and run):
-#   naive:              random() for x, random() for y.
-#   resample_p/correct: random() for x, random() for u, and one more random()
-#                       for the resampled token only on rejection.
-#   direct (run only):  random() for the token drawn from p.
+# sampling. Random stream, a fixed order per round (one_round and run share it):
+#   naive: random() for x, then for y. resample_p/correct: random() for x, for
+#   u, and for the resampled token only on rejection. direct (run only): random()
+#   for the token. A real-model round of k drafts (the generator's loop, then
+#   verify): random() for each drafted token in turn (a draw from that
+#   position's q), then for each accept test up to the first rejection, then one
+#   for the final token (from the residual after a rejection, else the bonus).
 
 def one_round(pair, rng, scheme):
     """One round with everything it used, as a dict."""
@@ -187,12 +275,56 @@ def one_round(pair, rng, scheme):
     return rec
 
 
+def verify(p_rows, q_rows, drafted, rng=None):
+    """The decisions of one real-model round (Leviathan et al. 2022, Algorithm 1)
+    from the target's k + 1 rows (its one verifying forward), the draft's k rows
+    and the k drafted tokens, with every number used. T = 1 (rng given): keep
+    token i while accepts(p_i(x_i), q_i(x_i), u_i); the final token comes from
+    the residual at the first rejection, else the bonus from p_{k+1}. T = 0 (rng
+    None): greedy_accepts, and the final token is the target's greedy_pick.
+    >>> rec = verify([[0.5, 0.5], [0.9, 0.1]], [[0.25, 0.75]], [1], FixedStream([0.7, 0.1]))
+    >>> rec["accept_prob"], rec["accepted"], rec["kind"], rec["token"]
+    ([0.6666666666666666], 0, 'resampled', 0)
+    >>> verify([[0.5, 0.5], [0.9, 0.1]], [[0.25, 0.75]], [1], FixedStream([0.5, 0.95]))["token"]
+    1
+    >>> rec = verify([[0.5, 0.3, 0.2], [0.1, 0.6, 0.3]], [[0.7, 0.2, 0.1]], [0])
+    >>> rec["accepted"], rec["kind"], rec["token"], rec["u"]
+    (1, 'bonus', 1, [None])
+    """
+    greedy = rng is None
+    rec = dict(p=[], q=[], accept_prob=[], u=[], accepted=0, final_u=None)
+    for i, x in enumerate(drafted):
+        p_x, q_x = p_rows[i][x], q_rows[i][x]
+        u = None if greedy else rng.random()
+        for key, value in (("p", p_x), ("q", q_x), ("u", u),
+                           ("accept_prob", None if greedy else accept_probability(p_x, q_x))):
+            rec[key].append(value)
+        if not (greedy_accepts(p_rows[i], x) if greedy else accepts(p_x, q_x, u)):
+            return _final_token(rec, "resampled", p_rows[i], q_rows[i], rng)
+        rec["accepted"] += 1
+    return _final_token(rec, "bonus", p_rows[len(drafted)], None, rng)
+
+
+def _final_token(rec, kind, p_row, q_row, rng):
+    """A round's last token: T = 0 the greedy pick; T = 1 a residual draw (q_row given) or the bonus draw."""
+    rec["kind"] = kind
+    if rng is None:
+        rec["token"] = greedy_pick(p_row)
+    else:
+        rec["final_u"] = rng.random()
+        rec["token"] = draw_residual(p_row, q_row, rec["final_u"]) if q_row else draw_bonus(p_row, rec["final_u"])
+    return rec
+
+
+class FixedStream:
+    """Stands in for random.Random in examples and tests: random() returns the given numbers in turn."""
+    def __init__(self, values):
+        self.random = iter(values).__next__
+
+
 def output_distribution(pair, scheme):
-    """
-    Exact output distribution, by enumerating the sampler's own branches: each
-    draft x (prob q(x)) is accepted with accept_prob, or rejected and the
-    output drawn from reject_table.
-    """
+    """Exact output distribution, by enumerating the sampler's own branches: each draft x
+    (prob q(x)) is accepted with accept_prob, or rejected and the output drawn from reject_table."""
     _check_scheme(scheme)
     size = len(pair.p)
     q = _table_probs(pair.q_table, size)

@@ -1,20 +1,22 @@
-"""What c13.json was made from: the sha256 of every input, and the check that it is still fresh."""
+"""What c13.json was made from: the sha256 of every input, and the check that it is still fresh. Torch-free."""
 import hashlib
 from pathlib import Path
 
-from ..models.family import CONFIG, DRAFTS, TARGET, WEIGHTS
+from ..contract import SCHEMA_VERSION, verify_digest  # noqa: F401  (SCHEMA_VERSION re-exported for the writer)
 from ..errors import InputError
 from ..jsonio import read_json
+from ..models.family import CONFIG, DRAFTS, TARGET, WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_VERSION = 1
 GENERATOR_NAME = "gen_c13_precomputed"
 GENERATOR_VERSION = "1.0"
-# The code whose every change can change a figure; its hash is part of the generator's version.
-GENERATOR_CODE = ("generator/models/model.py", "generator/models/tokenizer.py", "generator/models/checkpoint.py",
-                  "generator/models/family.py", "generator/data/speculative.py", "generator/data/roofline.py",
-                  "generator/data/precompute.py", "generator/data/provenance.py", "generator/data/shared_sampler.py",
-                  "generator/jsonio.py")
+# The code whose every change can change a figure, by glob so that a new file counts without a list to keep.
+GENERATOR_CODE = ("generator/models/*.py", "generator/data/*.py", "generator/contract.py", "generator/jsonio.py",
+                  "generator/errors.py")
+# Inputs the generator reads when present (no card: the page shows dashes); recorded as ABSENT when not.
+OPTIONAL = ("models/card.json",)
+ABSENT = "absent"
+EDITED_BY_HAND = "c13.json (edited by hand after it was generated: its digest does not match its content)"
 
 
 def sha256(path):
@@ -27,7 +29,7 @@ def sha256(path):
 def input_files(models_dir, precomputed_dir):
     """Every input by a stable name (paths relative to the project when they live in it)."""
     models_dir, precomputed_dir = Path(models_dir), Path(precomputed_dir)
-    files = {"models/tokenizer.json": models_dir / "tokenizer.json"}
+    files = {"models/tokenizer.json": models_dir / "tokenizer.json", "models/card.json": models_dir / "card.json"}
     for name in (TARGET, *DRAFTS):
         for f in (CONFIG, WEIGHTS):
             files[f"models/{name}/{f}"] = models_dir / name / f
@@ -37,26 +39,38 @@ def input_files(models_dir, precomputed_dir):
     return files
 
 
-def code_hash():
+def code_files(root=ROOT):
+    """The generator's code files, sorted by their path in the project."""
+    found = {path for pattern in GENERATOR_CODE for path in root.glob(pattern) if path.is_file()}
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+def code_hash(root=ROOT):
     h = hashlib.sha256()
-    for rel in GENERATOR_CODE:
-        h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
+    for path in code_files(root):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def input_hashes(models_dir, precomputed_dir):
-    hashes = {name: sha256(path) for name, path in input_files(models_dir, precomputed_dir).items()}
+    hashes = {name: ABSENT if name in OPTIONAL and not path.exists() else sha256(path)
+              for name, path in input_files(models_dir, precomputed_dir).items()}
     hashes["generator"] = f"{GENERATOR_VERSION}+{code_hash()}"
     return hashes
 
 
 def stale_inputs(json_path, models_dir, precomputed_dir):
-    """The inputs whose hash no longer matches what c13.json records (empty when fresh)."""
+    """What no longer matches: a changed input by name, a different schema, or a hand edit (empty when fresh)."""
     data = read_json(json_path, "the precomputed data")
     if data.get("schema_version") != SCHEMA_VERSION:
         return [f"schema_version (file has {data.get('schema_version')!r}, this generator writes {SCHEMA_VERSION})"]
+    changed = []
+    try:
+        verify_digest(data, json_path)
+    except InputError:
+        changed.append(EDITED_BY_HAND)
     recorded = data.get("provenance", {}).get("inputs", {})
     now = input_hashes(models_dir, precomputed_dir)
-    changed = [name for name in now if recorded.get(name) != now[name]]
+    changed += [name for name in now if recorded.get(name) != now[name]]
     changed += [f"{name} (no longer an input)" for name in recorded if name not in now]
     return changed

@@ -1,35 +1,9 @@
 """Roofline lower bounds of one decode step of the anchor model at batch 1, from anchor-model.json.
 
 Both times are lower bounds: the compute bound assumes every multiply-add at peak dense BF16 throughput,
-the weight-read bound assumes every weight byte streams once at peak HBM bandwidth.
+the weight-read bound assumes every weight byte streams once at peak HBM bandwidth. The file itself is read
+and checked by generator/contract.py (load_anchor).
 """
-from ..errors import InputError
-from ..jsonio import read_json
-
-NEEDED = {
-    "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",
-              "linear_attention_state_bytes_per_request"),
-    "hardware": ("name", "peak_bf16_dense_flops", "hbm_bandwidth_bytes_per_s"),
-    "assumptions": ("flops_per_param_per_position", "positions_verified"),
-}
-
-
-def load_anchor(path):
-    data = read_json(path, "the anchor's figures")
-    for section, fields in NEEDED.items():
-        if not isinstance(data.get(section), dict):
-            raise InputError(path, section, "section is missing")
-        for f in fields:
-            value = data[section].get(f)
-            if f == "name":
-                ok = isinstance(value, str) and value
-            else:
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-            if not ok:
-                raise InputError(path, f"{section}.{f}", f"must be {'a name' if f == 'name' else 'a positive number'}, got {value!r}")
-        if section != "assumptions" and not isinstance(data[section].get("sources"), dict):
-            raise InputError(path, f"{section}.sources", "every hand-written figure needs its source")
-    return data
 
 
 def roofline(anchor):

@@ -42,6 +42,10 @@ def save_model(model, folder, fingerprint):
 
 def _read_config(path):
     raw = read_json(path, "the model's config")
+    known = {f.name for f in dataclasses.fields(GPTConfig)} | {FINGERPRINT}
+    for name in sorted(set(raw) - known):
+        raise InputError(path, name, f"unknown field for this model family (it knows {', '.join(sorted(known))}); "
+                                     "remove it, or train a model of another family with its own loader")
     fields = {}
     for f in dataclasses.fields(GPTConfig):
         if f.name not in raw:

@@ -44,5 +44,5 @@ def read_corpus(path):
         raise InputError(path, None, f"the corpus is not UTF-8 (byte {e.start})") from None
     joined = "\n".join(paragraphs(text)) + "\n"
     if len(joined) < 1000:
-        raise InputError(path, None, f"only {len(joined)} characters of text; too little to train on")
+        raise InputError(path, None, f"only {len(joined)} characters of text, too little to train on: give a longer text")
     return joined, hashlib.sha256(raw).hexdigest()

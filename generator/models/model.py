@@ -120,7 +120,40 @@ class GPT(nn.Module):
         T = idx.shape[1]
         if past + T > self.cfg.block_size:
             raise ValueError(f"sequence of {past + T} tokens exceeds the context of {self.cfg.block_size}")
+        if T == 1 and past > 0 and not self.training:
+            return self._cached_step(idx, cache, past)
         x = self.tok_emb(idx) + self.pos_emb(torch.arange(past, past + T, device=idx.device))
         for i, block in enumerate(self.blocks):
             x = block(x, cache, i)
         return self.ln_f(x) @ self.tok_emb.weight.T  # tied output embedding
+
+    def _cached_step(self, idx, cache, past):
+        """forward() for one new token after a non-empty cache, in eval mode: the same operations on the same
+        tensors in the same order, hence the same logits bit for bit, without the per-module call overhead, the
+        dropout calls (no-ops in eval) and the attention mask (one query attends to every cached key anyway).
+        Decoding runs this once per drafted token, so its overhead is most of a small draft's forward."""
+        emb, pos, final, final_eps, layers = self._step_tensors()
+        x = F.embedding(idx, emb) + F.embedding(torch.arange(past, past + 1, device=idx.device), pos)
+        B, T, C = x.shape
+        for i, (ln1, eps1, qkv, n_head, proj, ln2, eps2, up, down) in enumerate(layers):
+            h = torch.layer_norm(x, (C,), ln1, None, eps1)
+            q, k, v = F.linear(h, qkv).split(C, dim=2)
+            q, k, v = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q, k, v))
+            k, v = cache.extend(i, k, v)
+            y = F.scaled_dot_product_attention(q, k, v)
+            x = x + F.linear(y.transpose(1, 2).reshape(B, T, C), proj)
+            h = torch.layer_norm(x, (C,), ln2, None, eps2)
+            x = x + F.linear(F.gelu(F.linear(h, up)), down)
+        x = torch.layer_norm(x, (C,), final, None, final_eps)
+        return x @ emb.T
+
+    def _step_tensors(self):
+        """What _cached_step reads, gathered once (a module attribute lookup costs as much as a small op).
+        The parameters are held by reference, so conversions like .double() that replace their data show."""
+        tensors = self.__dict__.get("_step_cache")
+        if tensors is None or tensors[0] is not self.tok_emb.weight:
+            layers = tuple((b.ln1.weight, b.ln1.eps, b.attn.qkv.weight, b.attn.n_head, b.attn.proj.weight,
+                            b.ln2.weight, b.ln2.eps, b.mlp.up.weight, b.mlp.down.weight) for b in self.blocks)
+            tensors = (self.tok_emb.weight, self.pos_emb.weight, self.ln_f.weight, self.ln_f.eps, layers)
+            self.__dict__["_step_cache"] = tensors
+        return tensors

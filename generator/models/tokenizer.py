@@ -8,8 +8,10 @@ from ..errors import InputError
 VOCAB_SIZE = 2048
 
 
-def train_tokenizer(text, vocab_size=VOCAB_SIZE):
-    """Train a byte-level BPE on unwrapped text; every byte is in the alphabet, so nothing is unknown."""
+def train_tokenizer(text, vocab_size=VOCAB_SIZE, source="<corpus>"):
+    """Train a byte-level BPE on unwrapped text; every byte is in the alphabet, so nothing is unknown.
+
+    `source` names the corpus file in the message when the text is too small for the vocabulary."""
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -20,8 +22,8 @@ def train_tokenizer(text, vocab_size=VOCAB_SIZE):
     )
     tok.train_from_iterator(text.splitlines(keepends=True), trainer=trainer)
     if tok.get_vocab_size() != vocab_size:
-        raise InputError("<corpus>", "vocab_size",
-                         f"BPE stopped at {tok.get_vocab_size()} tokens, {vocab_size} were asked for")
+        raise InputError(source, None, f"the text is too small for a vocabulary of {vocab_size:,} tokens (BPE stopped "
+                                       f"at {tok.get_vocab_size():,}): train on a longer text")
     return tok
 
 

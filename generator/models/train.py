@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from .. import atomic
+from ..errors import InputError
 from .checkpoint import DRAFTS, TARGET, save_model, sha256_file, tokenizer_fingerprint
 from .corpus import read_corpus
 from .model import GPT, GPTConfig
@@ -72,11 +73,15 @@ def mean_loss(model, ids, starts, block, batch=64):
     return total / count
 
 
-def split(ids, r):
+def split(ids, r, source):
+    """Train and held-out parts with their evaluation windows; a corpus too small for one window is refused."""
     cut = int(len(ids) * (1 - r.heldout_fraction))
     train, held = ids[:cut], ids[cut:]
-    if len(held) < r.block_size + 1 or len(train) < r.block_size + 1:
-        raise ValueError(f"{len(ids)} tokens are too few for a context of {r.block_size}")
+    if len(held) < r.block_size + 2 or len(train) < r.block_size + 2:
+        needed = math.ceil((r.block_size + 2) / min(r.heldout_fraction, 1 - r.heldout_fraction))
+        raise InputError(source, None, f"yields only {len(ids):,} tokens, too few for a context of {r.block_size} "
+                                       f"with {r.heldout_fraction:.0%} held out: train on a longer text "
+                                       f"(at least about {needed:,} tokens)")
     held_starts = list(range(0, len(held) - r.block_size - 1, r.block_size))
     stride = (len(train) - r.block_size - 1) / len(held_starts)  # as many train windows, evenly spread
     train_starts = [int(i * stride) for i in range(len(held_starts))]
@@ -134,9 +139,9 @@ def train_all(corpus_path, out_dir, recipe=None):
     started = time.time()
     text, corpus_sha = read_corpus(corpus_path)
     print(f"corpus {corpus_path}: {len(text):,} characters after unwrapping, sha256 {corpus_sha[:12]}…")
-    tok = train_tokenizer(text, r.vocab_size)
+    tok = train_tokenizer(text, r.vocab_size, corpus_path)
     ids = torch.tensor([i for enc in tok.encode_batch(text.splitlines(keepends=True)) for i in enc.ids])
-    train_ids, held_ids, train_starts, held_starts = split(ids, r)
+    train_ids, held_ids, train_starts, held_starts = split(ids, r, corpus_path)
     print(f"tokenizer: {tok.get_vocab_size():,} tokens; {len(ids):,} token ids "
           f"({len(train_ids):,} train, {len(held_ids):,} held out)")
     eval_sets = {"train": (train_ids, train_starts), "heldout": (held_ids, held_starts)}

@@ -1,17 +1,16 @@
-"""Build the lesson site, and serve the built folder on localhost for offline reading.
+"""Build the lesson site from one c13.json (stage 3: c13.json → site/).
 
-build: check the browser packages in node_modules (npm ci when missing), check that precomputed/c13.json
-still matches its inputs (regenerate it when stale, unless --data names another file), run
-`mkdocs build --strict` into a temporary folder next to the target and swap it into place, so a failed
-build leaves the previous site as it was. The hook generator/pages/hooks.py copies KaTeX, iframe-worker
-and Pyodide from node_modules into the site and renders every page from the data.
+build: check the browser packages in node_modules (npm ci when missing), validate the c13.json it is given
+(the data contract: schema version, digest, keys), run `mkdocs build --strict` into a temporary folder next to
+the target and swap it into place, so a failed build leaves the previous site as it was. Any MkDocs warning
+fails the build (MkDocs' own strict mode misses some). The hook generator/pages/hooks.py copies KaTeX,
+iframe-worker and Pyodide from node_modules into the site and renders every page from the data.
 
-serve: a small static server bound to 127.0.0.1 with the MIME types the site needs (.wasm, .mjs, .json),
-optionally under a sub-path (--prefix /course/c13/) to check that the site works there too. Like a real host
-it compresses text and WebAssembly with gzip for a client that accepts it (Content-Encoding: gzip, Vary:
-Accept-Encoding), so what a browser transfers here is what it would transfer from a host.
+This stage reads c13.json only: whether that file is fresh, and regenerating it, is the command line's job
+(generator/cli.py `build`), which runs before this.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,14 +18,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import InputError, SettingError
+from ..contract import load
+from ..errors import SettingError
+from .experiments import SERVE_PLAIN
 
 ROOT = Path(__file__).resolve().parents[2]
-MODELS = ROOT / "models"
-PRECOMPUTED = ROOT / "precomputed"
 SITE = ROOT / "site"
 CONFIG = ROOT / "mkdocs.yml"
 NPM_PACKAGES = ("katex", "iframe-worker", "pyodide")
+NOISE = ("Building prefix dict", "Loading model", "Prefix dict has been built", "Dumping model")  # jieba's
+WARNING = re.compile(r"^\s*WARNING\b")
 
 
 def ensure_node_modules(root=ROOT, log=print):
@@ -44,37 +45,20 @@ def ensure_node_modules(root=ROOT, log=print):
     return True
 
 
-def fresh_data(models=MODELS, precomputed=PRECOMPUTED, log=print, progress=True):
-    """Return the path of an up-to-date c13.json, regenerating it when an input changed or it is missing."""
-    from ..data.provenance import stale_inputs
-    path = Path(precomputed) / "c13.json"
-    try:
-        changed = stale_inputs(path, models, precomputed) if path.is_file() else ["c13.json (missing)"]
-    except InputError as e:  # unreadable JSON: regenerate it like a stale one
-        changed = [str(e)]
-    if not changed:
-        log(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} is fresh")
-        return path, False
-    log(f"{path} must be regenerated; changed since it was made:")
-    for name in changed:
-        log(f"  - {name}")
-    from ..data.precompute import generate
-    started = time.perf_counter()
-    generate(models, precomputed, path, progress=progress)
-    log(f"regenerated {path} in {time.perf_counter() - started:.1f} s")
-    return path, True
-
-
 def mkdocs_build(data, out, config=CONFIG):
-    """`mkdocs build --strict` with the data at `data`, into `out` (which must not exist yet)."""
+    """`mkdocs build --strict` with the data at `data`, into `out` (which must not exist yet).
+
+    Run without --quiet, so that MkDocs counts its warnings, and refused on any WARNING line it prints too.
+    Returns the lines it printed (progress noise removed)."""
     env = dict(os.environ, C13_DATA=str(Path(data).resolve()), NO_MKDOCS_2_WARNING="1")
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(out)]
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(out)]
     result = subprocess.run(cmd, cwd=Path(config).parent, env=env, capture_output=True, text=True)
-    noise = ("Building prefix dict", "Loading model", "Prefix dict has been built", "Dumping model")
-    lines = [ln for ln in (result.stdout + result.stderr).splitlines() if ln.strip() and not ln.startswith(noise)]
-    if result.returncode != 0:
+    lines = [ln for ln in (result.stdout + result.stderr).splitlines() if ln.strip() and not ln.startswith(NOISE)]
+    warnings = [ln for ln in lines if WARNING.match(ln)]
+    if result.returncode != 0 or warnings:
+        shown = [ln for ln in lines if not ln.startswith("INFO")]
         raise SettingError("mkdocs build --strict failed; the previous site is left as it was:\n  "
-                           + "\n  ".join(lines[-30:]))
+                           + "\n  ".join(shown[-30:]))
     return lines
 
 
@@ -90,28 +74,23 @@ def swap_into_place(built, out):
         shutil.rmtree(old, ignore_errors=True)
 
 
-def build(data=None, out=SITE, models=MODELS, precomputed=PRECOMPUTED, log=print, progress=True):
-    """The whole build. Returns a dict with the site path, the data used and the seconds taken."""
+def build(data, out=SITE, log=print, config=CONFIG):
+    """Build the pages from the c13.json at `data` with the MkDocs config `config`.
+
+    Returns a dict with the site path, the data and the seconds taken."""
     started = time.perf_counter()
-    out = Path(out).resolve()
+    data, out = Path(data), Path(out).resolve()
+    load(data)  # the contract: a bad file stops here, named with its field, before MkDocs starts
     ensure_node_modules(log=log)
-    if data is None:
-        data, regenerated = fresh_data(models, precomputed, log=log, progress=progress)
-    else:
-        data, regenerated = Path(data), False
-        if not data.is_file():
-            raise InputError(data, None, "the data file given with --data is missing")
-        log(f"using {data} as given (no freshness check)")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
         built = tmp / "site"
-        mkdocs_build(data, built)
+        mkdocs_build(data, built, config)
         swap_into_place(built, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    seconds = time.perf_counter() - started
-    return {"site": out, "data": Path(data), "regenerated": regenerated, "seconds": seconds}
+    return {"site": out, "data": data, "seconds": time.perf_counter() - started}
 
 
 def report(result, log=print):
@@ -119,6 +98,6 @@ def report(result, log=print):
     log(f"built the site in {result['seconds']:.1f} s: {site}")
     log("read it offline:")
     log("  make serve                         then open http://127.0.0.1:8000/ (experiments run live)")
-    log(f"  (with only the built folder: cd {site} && python3 -m http.server, then open http://127.0.0.1:8000/)")
+    log(f"  (with only the built folder: cd {site} && {SERVE_PLAIN}, then open http://127.0.0.1:8000/)")
     log(f"  or open {site / 'index.html'} straight from disk (pages and search work; experiments show "
         "their static versions)")

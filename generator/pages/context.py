@@ -1,122 +1,166 @@
-"""The page templates' context: the raw data plus a few things derived from it (never typed in)."""
-from markupsafe import Markup, escape
+"""The page templates' context: the raw data plus a few things derived from it (never typed in).
+
+The constants that the page and the browser share (the k range, top-N, the small scale of E3, the schemes,
+the draft roles) come from c13.json's `constants`; the role labels are defined here once and handed to the
+widgets through generator/pages/widget_payload.py. Every build-time figure is drawn by the widgets' figure
+modules (generator/pages/figures.py renders them all in one batch when the context is built).
+"""
+from markupsafe import Markup
 
 from . import figures
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
 from .qa import QA_RECORD, read_qa
 from .templates import section_of
 
-TOP_N = 12  # tokens shown one by one in E2's stacked picture; the rest are folded into one column
+ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts in the order of constants.drafts
 
 MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&$~:^=\"'%")
 
 
-def md_text(s):
+def md_text(text):
     """Text that neither HTML nor Markdown (nor the math renderer) can read as markup."""
-    return "".join(f"&#{ord(ch)};" if ch in MD_SPECIAL else ch for ch in str(s))
+    return "".join(f"&#{ord(ch)};" if ch in MD_SPECIAL else ch for ch in str(text))
+
+
+def role_names(constants):
+    """Each model's role label: the target's, then the drafts' in the order of constants.drafts."""
+    names = {constants["target"]: ROLE_LABELS["target"]}
+    names.update(zip(constants["drafts"], ROLE_LABELS["drafts"]))
+    return names
+
+
+def replay_summary(replay):
+    """Totals of the recorded run and the first round of each kind, for the prose around E4."""
+    rounds, k = replay["rounds"], replay["k"]
+    first_reject = next((i + 1 for i, r in enumerate(rounds) if r["accepted"] == 0), None)
+    first_full = next((i + 1 for i, r in enumerate(rounds) if r["accepted"] == k), None)
+    summary = {"rounds": len(rounds), "tokens": sum(r["yield"] for r in rounds),
+               "bonus": sum(1 for r in rounds if r["kind"] == "bonus"),
+               "resampled": sum(1 for r in rounds if r["kind"] == "resampled"),
+               "first_reject": first_reject, "first_full": first_full,
+               "first_reject_token": rounds[first_reject - 1]["token"] if first_reject else None,
+               "first_full_token": rounds[first_full - 1]["token"] if first_full else None}
+    summary["per_forward"] = summary["tokens"] / summary["rounds"] if summary["rounds"] else 0.0
+    return summary
+
+
+def accepted_in_mask_round(replay):
+    """How many tokens E3's mask accepts: a round with a rejection after some acceptances, else the first."""
+    rounds, k = replay["rounds"], replay["k"]
+    chosen = next((r for r in rounds if 0 < r["accepted"] < k), rounds[0] if rounds else None)
+    return chosen["accepted"] if chosen else 0
+
+
+def mask_for(accepted, k):
+    """The accept mask of k drafted tokens: True (accepted), False (the rejection), None (not read)."""
+    return [True if i < accepted else (False if i == accepted else None) for i in range(k)]
+
+
+def _prefixes(data):
+    main = data["replay"]["prompt"]
+    order = [p["text"] for p in data["prompts"]]
+    others = sorted((p for p in data["distributions"] if p != main),
+                    key=lambda p: order.index(p) if p in order else len(order))
+    return [main] + others
 
 
 def build_context(data):
-    models = data["models"]
-    T = next(n for n, m in models.items() if m["role"] == "target")
-    drafts = sorted((n for n, m in models.items() if m["role"] == "draft"), key=lambda n: models[n]["parameters"])
-    S, L = drafts
+    constants = data["constants"]
+    target = constants["target"]
+    small_draft, large_draft = constants["drafts"]
     labels = data["tokenizer"]["labels"]
-    dist = data["distributions"]
-    main = data["replay"]["prompt"]
-    order = [p["text"] for p in data["prompts"]]
-    prefixes = [main] + sorted((p for p in dist if p != main), key=lambda p: order.index(p) if p in order else 99)
-    acc = data["accounting"]["drafts"]
+    accounting = data["accounting"]["drafts"]
+    prefixes = _prefixes(data)
 
-    def tok(t):
-        label = labels[t] if isinstance(t, int) and not isinstance(t, bool) else str(t)
+    def tok(token):
+        label = labels[token] if isinstance(token, int) and not isinstance(token, bool) else str(token)
         return Markup(f'<span class="c13-tok">{md_text(label)}</span>')
 
     def row(draft, k):
-        for r in acc[draft]["rows"]:
-            if r["k"] == k:
-                return r
+        for entry in accounting[draft]["rows"]:
+            if entry["k"] == k:
+                return entry
         raise KeyError(f"accounting.drafts.{draft}.rows has no k = {k}")
 
     papers = {p["id"]: p for p in data["papers"]}
 
-    def paper(pid):
-        if pid not in papers:
-            raise KeyError(f"papers has no entry with id {pid!r}")
-        return papers[pid]
+    def paper(paper_id):
+        if paper_id not in papers:
+            raise KeyError(f"papers has no entry with id {paper_id!r}")
+        return papers[paper_id]
 
-    def pfig(pid, what):
-        for fig in paper(pid)["figures"]:
+    def paper_figure(paper_id, what):
+        for fig in paper(paper_id)["figures"]:
             if fig["what"] == what:
                 return fig
-        raise KeyError(f"papers[{pid}] has no figure {what!r}")
+        raise KeyError(f"papers[{paper_id}] has no figure {what!r}")
 
-    def deficit(prefix, draft):
-        """The token that 'resample from p' under-produces most: p(x) − [min(p, q)(x) + (1 − α)·p(x)]."""
-        p, q = dist[prefix]["p"], dist[prefix]["q"][draft]
-        a = dist[prefix]["alpha"][draft]
-        i = max(range(len(p)), key=lambda j: (a * p[j] - min(p[j], q[j]), -j))
-        wrong = min(p[i], q[i]) + (1 - a) * p[i]
-        return {"id": i, "p": p[i], "q": q[i], "wrong": wrong, "ratio": wrong / p[i] if p[i] else 0.0}
-
-    rounds = data["replay"]["rounds"]
-    k = data["replay"]["k"]
-    first_reject = next((i + 1 for i, r in enumerate(rounds) if r["accepted"] == 0), None)
-    first_full = next((i + 1 for i, r in enumerate(rounds) if r["accepted"] == k), None)
-    rep = {"rounds": len(rounds), "tokens": sum(r["yield"] for r in rounds),
-           "bonus": sum(1 for r in rounds if r["kind"] == "bonus"),
-           "resampled": sum(1 for r in rounds if r["kind"] == "resampled"),
-           "first_reject": first_reject, "first_full": first_full,
-           "first_reject_token": rounds[first_reject - 1]["token"] if first_reject else None,
-           "first_full_token": rounds[first_full - 1]["token"] if first_full else None}
-    rep["per_forward"] = rep["tokens"] / rep["rounds"] if rep["rounds"] else 0.0
-    # a round with a rejection after some acceptances, for the mask in E3 (else the first round)
-    mask_round = next((r for r in rounds if 0 < r["accepted"] < k), rounds[0] if rounds else None)
-    mask = ([True] * mask_round["accepted"] + ([False] if mask_round["accepted"] < k else [])) if mask_round else []
-    mask += [None] * (k - len(mask))
-
+    replay = data["replay"]
+    positions = data["anchor"]["positions_verified"]
     ctx = {
-        "data": data, "target": T, "small_draft": S, "large_draft": L, "drafts": drafts, "models": models,
-        "labels": labels, "names": {T: "目标", S: "小草稿", L: "大草稿"},
-        "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes, "distributions": dist,
-        "offline": data["offline"]["results"], "accounting": acc, "anchor": data["anchor"], "replay": data["replay"],
-        "replay_stats": rep, "mask": mask, "spread": data["alpha_spread"]["drafts"],
-        "greedy": data["greedy"], "provenance": data["provenance"], "card": data["card"],
-        "tok": tok, "row": row, "section_of": section_of, "paper": paper, "paper_figure": pfig, "deficit": deficit,
-        "serve_command": SERVE_COMMAND, "experiment_count": Markup(EXPERIMENT_COUNT),
-        "top_n": TOP_N,
+        "data": data, "constants": constants, "target": target, "small_draft": small_draft,
+        "large_draft": large_draft, "drafts": [small_draft, large_draft], "models": data["models"],
+        "labels": labels, "names": role_names(constants),
+        "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes,
+        "distributions": data["distributions"], "offline": data["offline"]["results"], "accounting": accounting,
+        "anchor": data["anchor"], "replay": replay, "replay_stats": replay_summary(replay),
+        "mask": mask_for(accepted_in_mask_round(replay), positions - 1),
+        "spread": data["alpha_spread"]["drafts"], "greedy": data["greedy"], "provenance": data["provenance"],
+        "card": data["card"], "tok": tok, "row": row, "section_of": section_of, "paper": paper,
+        "paper_figure": paper_figure, "serve_command": SERVE_COMMAND,
+        "experiment_count": Markup(EXPERIMENT_COUNT),
+        "top_n": constants["top_n"], "small_vocab": constants["small_vocab"],
     }
     ctx["qa"] = read_qa(QA_RECORD)
     ctx.update(_pictures(ctx))
     return ctx
 
 
+def stacked_id(ctx, prefix, draft):
+    return f"e2-stack-{ctx['prefixes'].index(prefix)}-{ctx['drafts'].index(draft)}"
+
+
+def figure_requests(ctx):
+    """Every figure the templates can ask for, by a key: (key, request for widgets/figures)."""
+    labels, n = ctx["labels"], ctx["top_n"]
+    k = ctx["anchor"]["positions_verified"] - 1
+    out = [("request_path", figures.request("request_path", anchor=ctx["anchor"], id="e1-path"))]
+    for prefix in ctx["prefixes"]:
+        entry = ctx["distributions"][prefix]
+        for draft in ctx["drafts"]:
+            out.append((("stacked", prefix, draft), figures.request(
+                "stacked", p=entry["p"], q=entry["q"][draft], labels=labels, n=n,
+                id=stacked_id(ctx, prefix, draft), prefix=prefix, draft=draft)))
+            out.append((("stacked_rows", prefix, draft), figures.request(
+                "stacked_rows", p=entry["p"], q=entry["q"][draft], labels=labels, n=n)))
+    for scale, vocab in (("real", ctx["anchor"]["vocab_size"]), ("small", ctx["small_vocab"])):
+        out.append((("tensor", scale), figures.request("tensor", V=vocab, k=k, mask=ctx["mask"],
+                                                       id=f"e3-{scale}", scale=scale)))
+    names = {d: f"{d}（{ctx['names'][d]}）" for d in ctx["drafts"]}
+    out.append(("speedup", figures.request("speedup", accounting=ctx["accounting"], drafts=ctx["drafts"],
+                                           names=names, id="e5-plot")))
+    out.append(("replay_table", figures.request("replay_table", replay=ctx["replay"], labels=labels)))
+    out.append(("replay_text", figures.request("replay_text", replay=ctx["replay"], labels=labels)))
+    return out
+
+
 def _pictures(ctx):
-    """Build-time pictures and tables (generator/pages/figures.py), returned as markup for the templates."""
-    names = {n: f"{n}（{ctx['names'][n]}）" for n in ctx["drafts"]}
+    """The build-time figures as markup for the templates, drawn in one batch."""
+    wanted = figure_requests(ctx)
+    drawn = dict(zip((key for key, _ in wanted), (Markup(m) for m in figures.render([r for _, r in wanted]))))
 
-    n_top = ctx["top_n"]
-
-    def stacked(prefix, draft, n=n_top):
-        e = ctx["distributions"][prefix]
-        uid = f"e2-stack-{ctx['prefixes'].index(prefix)}-{ctx['drafts'].index(draft)}"
-        title = f"前缀「{prefix}」处目标 p 与 {draft} 的 q 叠放：前 {n} 个 token 加其余折叠"
-        return Markup(figures.stacked(e["p"], e["q"][draft], ctx["labels"], uid, title, n=n))
-
-    def stacked_rows(prefix, draft, n=n_top):
-        e = ctx["distributions"][prefix]
-        return figures.stacked_rows(e["p"], e["q"][draft], ctx["labels"], n=n)
-
-    def tensor(V, uid, title):
-        k = ctx["anchor"]["positions_verified"] - 1
-        mask = (ctx["mask"] + [None] * k)[:k]
-        return Markup(figures.tensor_shapes(V, k, mask, uid, title))
+    def figure(svg, caption, cls=""):
+        """The page's frame around a figure: the picture and its caption (the caption is template text)."""
+        return Markup('<figure class="c13-fig {}" data-search-exclude>{}<figcaption>{}</figcaption></figure>').format(
+            cls, svg, caption)
 
     return {
-        "svg_request_path": lambda: Markup(figures.request_path(ctx["anchor"])),
-        "svg_stacked": stacked, "stacked_rows": stacked_rows, "svg_tensor": tensor,
-        "svg_speedup": lambda: Markup(figures.speedup_plot({"drafts": ctx["accounting"]}, ctx["drafts"], names)),
-        "html_replay": lambda: Markup(figures.replay_table(ctx["replay"], ctx["labels"], ctx["tok"])),
-        "html_replay_text": lambda: Markup(figures.replay_text(ctx["replay"], ctx["tok"], ctx["labels"])),
-        "figure": lambda svg, caption, cls="": Markup(figures.figure(svg, escape(caption), cls)),
+        "svg_request_path": lambda: drawn["request_path"],
+        "svg_stacked": lambda prefix, draft: drawn[("stacked", prefix, draft)],
+        "html_stacked_rows": lambda prefix, draft: drawn[("stacked_rows", prefix, draft)],
+        "svg_tensor": lambda scale: drawn[("tensor", scale)],
+        "svg_speedup": lambda: drawn["speedup"],
+        "html_replay": lambda: drawn["replay_table"],
+        "html_replay_text": lambda: drawn["replay_text"],
+        "figure": figure,
     }

@@ -4,7 +4,8 @@ import re
 from mkdocs.exceptions import PluginError
 
 SERVE_COMMAND = "make serve"
-SERVE_PLAIN = "python3 -m http.server"  # for a reader who has only the built folder
+# for a reader who has only the built folder; bound to this machine, never to every interface
+SERVE_PLAIN = "python3 -m http.server --bind 127.0.0.1"
 EXPERIMENT_COUNT = "C13EXPERIMENTCOUNTPLACEHOLDER"
 EXP_OPEN = re.compile(r'<section\b(?=[^>]*\bclass="c13-exp")[^>]*\bid="([^"]+)"[^>]*>')
 

@@ -1,7 +1,8 @@
 """MkDocs glue (named in mkdocs.yml `hooks:`): every page's Markdown is a Jinja2 template rendered with c13.json.
 
-- Data: the JSON at $C13_DATA (default precomputed/c13.json). Its schema_version and every key the pages
-  read are checked first; a problem stops the build with the file and the key named.
+- Data: the JSON at $C13_DATA (default precomputed/c13.json), read through the data contract
+  (generator/contract.py: schema version, digest, every key the pages read); a problem stops the build with
+  the file and the key named.
 - Templates: delimiters that cannot clash with LaTeX or Markdown — `[[ expression ]]`, `[% statement %]`,
   `[# comment #]` — StrictUndefined, autoescape of every inserted string, and any error fails the build.
 - Filters: the named number formats of generator/pages/figures.py (pct, x, num, ms, frac, f2, f4, …) and `tok`,
@@ -27,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 # after the path fix: MkDocs loads hooks by file path
 from generator.pages.context import build_context  # noqa: E402
-from generator.pages.data_checks import DataError, data_path, load_data  # noqa: E402
+from generator.pages.data_file import DataError, data_path, load_data  # noqa: E402
 from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
 from generator.pages.math import render_math  # noqa: E402
 from generator.pages.templates import make_env, render_page  # noqa: E402

@@ -7,7 +7,7 @@ from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
 from . import figures
-from .data_checks import data_path
+from .data_file import data_path
 
 
 

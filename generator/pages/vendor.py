@@ -38,7 +38,9 @@ def add_browser_files(files, config):
         files.append(File.generated(config, dest, abs_src_path=str(src)))
     if missing:
         raise PluginError("browser packages are missing from node_modules (run: npm ci):\n  " + "\n  ".join(missing))
-    for src in sorted((ROOT / "widgets").iterdir()):
+    widgets = ROOT / "widgets"
+    for src in sorted(widgets.rglob("*")):  # subfolders (widgets/figures/, widgets/e2/) keep their place
         if src.is_file() and src.suffix in WIDGET_SUFFIXES:
-            files.append(File.generated(config, f"assets/c13/{src.name}", abs_src_path=str(src)))
+            files.append(File.generated(config, f"assets/c13/{src.relative_to(widgets).as_posix()}",
+                                        abs_src_path=str(src)))
     return files

@@ -46,12 +46,14 @@ def widget_data(data, ctx):
         e = data["distributions"][prefix]
         dists[prefix] = {"p": pack(e["p"]), "q": {d: pack(e["q"][d]) for d in ctx["drafts"]},
                          "alpha": e["alpha"], "sum_pq": e["sum_pq"],
-                         "tv_resample_p_closed_form": e["tv_resample_p_closed_form"]}
+                         "tv_resample_p_closed_form": e["tv_resample_p_closed_form"],
+                         "resample_p_deficit": e["resample_p_deficit"]}
     return {
         "schema_version": data["schema_version"],
         "encoding": "distributions: value = m × 10^-e, written as the digits of m then one letter for e "
                     "(a = 0 … z = 25, A = 26 … Z = 51; larger e as '-e.'); decode with Number(m + 'e-' + e)",
         "target": ctx["target"], "drafts": ctx["drafts"], "prefixes": ctx["prefixes"],
+        "constants": data["constants"], "roles": ctx["names"],
         "models": {n: {k: m[k] for k in ("role", "parameters", "width")} for n, m in data["models"].items()},
         "labels": data["tokenizer"]["labels"],
         "distributions": dists,

@@ -1,0 +1,187 @@
+"""The real-model runs of gen_c13_precomputed: greedy identity, the replay, the accounting table, α per position.
+
+Torch runs the models; every decision is widgets/sampler.py's (through speculative.py). The accounting runs are
+independent, so they run in worker processes (AccountingRuns) while the main process computes everything else.
+"""
+import multiprocessing
+import os
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+import torch
+
+from ..errors import SettingError
+from ..models.checkpoint import DRAFTS, TARGET, load_family
+from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
+from .shared_sampler import sampler
+from .speculative import distributions, greedy_decode, speculative_run
+
+
+def greedy_identity(models, prompts, bar):
+    """At T = 0 speculative decoding must give exactly the target's own greedy text, for every draft and k."""
+    runs, reference = [], {}
+    for text, ids in prompts.items():
+        reference[text] = greedy_decode(models[TARGET], ids, GREEDY["n_new"])
+        for draft in DRAFTS:
+            for k in GREEDY["ks"]:
+                res = speculative_run(models[TARGET], models[draft], ids, GREEDY["n_new"], k, greedy=True)
+                out = res["tokens"][:GREEDY["n_new"]]
+                runs.append({"prompt": text, "draft": draft, "k": k, "identical": out == reference[text],
+                             "tokens": out, "rounds": len(res["rounds"]),
+                             "target_forwards": res["target_forwards"], "draft_forwards": res["draft_forwards"]})
+                bar.update()
+    return {"n_new": GREEDY["n_new"], "ks": list(GREEDY["ks"]), "runs": runs, "reference": reference,
+            "identical": sum(r["identical"] for r in runs), "total": len(runs)}
+
+
+def compact_round(rec):
+    return {key: rec[key] for key in ("draft", "p", "q", "accept_prob", "u", "draw_u", "accepted",
+                                      "kind", "token", "final_u", "yield")}
+
+
+def replay(models, prompts):
+    """The recorded run of E4. Its seed is the first from REPLAY["seed"] on whose run shows both ends of
+    a round's range: a round rejected at its first token (1 token) and one with all k kept (k + 1)."""
+    text, k = PROMPTS[0], REPLAY["k"]
+    for seed in range(REPLAY["seed"], REPLAY["seed"] + REPLAY["max_tries"]):
+        res = speculative_run(models[TARGET], models[REPLAY["draft"]], prompts[text], REPLAY["n_new"], k, seed=seed)
+        yields = {r["yield"] for r in res["rounds"]}
+        if 1 in yields and k + 1 in yields:
+            break
+    else:
+        raise SettingError(f"no seed in {REPLAY['seed']}…{seed} gives a replay with both a 1-token and a "
+                           f"{k + 1}-token round; raise REPLAY['max_tries']")
+    return dict(REPLAY, seed=seed, first_seed_tried=REPLAY["seed"], prompt=text, prompt_tokens=prompts[text],
+                temperature=1, rounds=[compact_round(r) for r in res["rounds"]], tokens=res["tokens"],
+                target_forwards=res["target_forwards"], draft_forwards=res["draft_forwards"])
+
+
+def draft_cost(models, draft):
+    """c = weights a draft forward reads / weights a target forward reads (both read all of theirs)."""
+    return models[draft].num_params() / models[TARGET].num_params()
+
+
+COUNTS = ("tokens", "target_forwards", "draft_forwards", "accepted", "tested")
+
+
+def accounting_counts(models, ids, draft, k, setting=ACCOUNTING):
+    """The runs of one draft at one k after one prompt (one per seed), as summable counts."""
+    counts = dict.fromkeys(COUNTS, 0)
+    for seed in setting["seeds"]:
+        res = speculative_run(models[TARGET], models[draft], ids, setting["n_new"], k, seed=seed)
+        counts["tokens"] += len(res["tokens"])
+        counts["target_forwards"] += res["target_forwards"]
+        counts["draft_forwards"] += res["draft_forwards"]
+        counts["accepted"] += sum(r["accepted"] for r in res["rounds"])
+        counts["tested"] += sum(len(r["u"]) for r in res["rounds"])
+    return counts
+
+
+def accounting_row(models, draft, k, counts):
+    """One row of the table from the summed counts of its 12 real runs (4 prompts × 3 seeds)."""
+    c = draft_cost(models, draft)
+    total = {key: sum(part[key] for part in counts) for key in COUNTS}
+    a = total["accepted"] / total["tested"]  # per tested position: a draft token after a rejection is never tested
+    formula = (1 - a ** (k + 1)) / (1 - a)
+    measured = total["tokens"] / total["target_forwards"]
+    return {"k": k, "tokens": total["tokens"], "target_forwards": total["target_forwards"],
+            "draft_forwards": total["draft_forwards"], "tokens_per_target_forward": measured,
+            "acceptance_rate": a, "positions_tested": total["tested"],
+            "formula": formula, "speedup": formula / (c * k + 1), "measured_speedup": measured / (c * k + 1)}
+
+
+_WORKER = {}
+
+
+def _start_worker(models_dir, prompts, setting):
+    torch.set_num_threads(1)
+    _, models = load_family(models_dir)
+    _WORKER.update(models={name: m.double() for name, m in models.items()}, prompts=prompts, setting=setting)
+
+
+def _worker_counts(draft, k, text):
+    return accounting_counts(_WORKER["models"], _WORKER["prompts"][text], draft, k, _WORKER["setting"])
+
+
+class AccountingRuns:
+    """The accounting table's runs, one job per (draft, k, prompt), started in worker processes (one per CPU
+    core, at most 2) as soon as it is made, longest first (largest k, then the larger draft) so that the last
+    jobs are short, while the main process computes the other stages. counts() waits for them; cancel()
+    abandons them after an error."""
+
+    def __init__(self, models_dir, models, prompts, bar, workers=None):
+        self.models, self.prompts, self.bar = models, prompts, bar
+        self.jobs = sorted(((draft, k, text) for draft in DRAFTS for k in ACCOUNTING["ks"] for text in prompts),
+                           key=lambda job: (job[1], models[job[0]].num_params()), reverse=True)
+        workers = min(2, os.cpu_count() or 1) if workers is None else workers
+        self.pool, self.futures = None, {}
+        if workers > 1:
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_start_worker,
+                                            initargs=(str(models_dir), prompts, dict(ACCOUNTING)))
+            for job in self.jobs:
+                self.futures[job] = self.pool.submit(_worker_counts, *job)
+                self.futures[job].add_done_callback(lambda _: bar.update(len(ACCOUNTING["seeds"])))
+
+    def counts(self):
+        """{(draft, k, prompt): counts}: the workers' results, or (with one core) the runs done here and now."""
+        if self.pool is None:
+            out = {}
+            for draft, k, text in self.jobs:
+                out[(draft, k, text)] = accounting_counts(self.models, self.prompts[text], draft, k)
+                self.bar.update(len(ACCOUNTING["seeds"]))
+            return out
+        try:
+            out = {job: future.result() for job, future in self.futures.items()}
+        except BaseException:
+            self.cancel()
+            raise
+        self.pool.shutdown(wait=True)
+        return out
+
+    def cancel(self):
+        """Stop the workers now (after an error elsewhere): a job left running would hold the exit for seconds."""
+        if self.pool is not None:
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # no public way in 3.11
+                process.terminate()
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def accounting(runs):
+    """The accounting table from the finished runs: per draft, c, the rows by k and the best k."""
+    counts, models = runs.counts(), runs.models
+    out = {"prompts": list(PROMPTS), "seeds": list(ACCOUNTING["seeds"]), "n_new": ACCOUNTING["n_new"],
+           "c_definition": "weights read per draft forward ÷ weights read per target forward "
+                           "(parameter counts; at batch 1 every forward reads all of its model's weights)",
+           "drafts": {}}
+    for draft in DRAFTS:
+        table = [accounting_row(models, draft, k, [counts[(draft, k, text)] for text in runs.prompts])
+                 for k in ACCOUNTING["ks"]]
+        best = max(table, key=lambda r: r["speedup"])
+        out["drafts"][draft] = {"c": draft_cost(models, draft), "rows": table,
+                                "best_k": best["k"], "best_speedup": best["speedup"]}
+    return out
+
+
+def sample_target(model, ids, n_new, rng):
+    """The target's own text at T = 1, one full forward per token; each token drawn by sampler.draw."""
+    tokens = list(ids)
+    for _ in range(n_new):
+        tokens.append(sampler.draw(distributions(model, tokens)[-1].tolist(), rng.random()))
+    return tokens
+
+
+def alpha_spread(models, prompts):
+    """α = Σ min(p, q) (sampler.alpha) at every position of text the target samples itself after each prompt."""
+    rng = random.Random(SPREAD["seed"])
+    texts = [(ids, sample_target(models[TARGET], ids, SPREAD["n_new"], rng)) for ids in prompts.values()]
+    p_rows = [distributions(models[TARGET], seq[:-1])[len(ids) - 1:].tolist() for ids, seq in texts]
+    out = {"positions_per_prompt": SPREAD["n_new"], "seed": SPREAD["seed"], "drafts": {}}
+    for draft in DRAFTS:
+        values = []
+        for (ids, seq), p_text in zip(texts, p_rows):
+            q_text = distributions(models[draft], seq[:-1])[len(ids) - 1:].tolist()
+            values += [rounded(sampler.alpha(p, q)) for p, q in zip(p_text, q_text)]
+        out["drafts"][draft] = {"values": values, "min": min(values), "max": max(values),
+                                "mean": sum(values) / len(values), "positions": len(values)}
+    return out

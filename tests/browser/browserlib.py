@@ -1,0 +1,136 @@
+"""Helpers of the browser tests: the Chromium to drive, pages opened with a record of their requests and errors,
+and the steps that the E2 tests share."""
+import json
+import os
+import random
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from generator.data.shared_sampler import sampler
+
+PREFIX = "/course/c13/"
+EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 # belt and braces: no host name resolves, so nothing could leave even if something tried
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+PYODIDE_TIMEOUT_MS = 60_000
+WIDE = {"width": 1280, "height": 900}
+
+
+def chromium_path():
+    path = os.environ.get("C13_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).is_file():
+        pytest.fail(f"Chromium is not installed at {path}: install Debian's package (apt-get install -y chromium), "
+                    "or point $C13_CHROMIUM at a Chromium binary")
+    return path
+
+
+class Log:
+    """Everything a page did: requests (its workers' too), console errors, uncaught exceptions."""
+
+    def __init__(self, origin):
+        self.origin = origin
+        self.requests, self.errors = [], []
+
+    def attach(self, context, page):
+        context.on("request", lambda r: self.requests.append(r.url))
+        page.on("console", lambda m: self.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        page.on("worker", lambda w: w.on("console", lambda m: self.errors.append(f"worker console.{m.type}: {m.text}")
+                                         if m.type == "error" else None))
+
+    def foreign(self):
+        return [u for u in self.requests if not u.startswith(self.origin) and not u.startswith(("data:", "blob:"))]
+
+    def check(self):
+        """Nothing left the local origin, nothing was logged as an error, and the recorder saw requests."""
+        assert self.requests, "a page made no request at all: the recorder is broken"
+        assert not self.foreign(), f"requests to another origin: {self.foreign()}"
+        assert not self.errors, "\n".join(self.errors)
+
+
+@contextmanager
+def opened(browser, url, **context_args):
+    """A page in a fresh context, its log checked when it closes."""
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    log = Log("{0.scheme}://{0.netloc}/".format(urlsplit(url)))
+    log.attach(context, page)
+    try:
+        page.goto(url)
+        if context_args.get("java_script_enabled", True):
+            page.wait_for_function("document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
+        yield page, log
+    finally:
+        context.close()
+    log.check()
+
+
+def dataset(page, selector):
+    return page.evaluate("s => Object.assign({}, document.querySelector(s).dataset)", selector)
+
+
+def wait_ready(page):
+    page.wait_for_function("document.querySelector('#e2').dataset.pyodide === 'ready'", timeout=PYODIDE_TIMEOUT_MS)
+
+
+def run_main(page, prediction, n, seed):
+    """Tab ③: answer the prediction, set the seed, press the run button for n rounds; the summary's dataset."""
+    page.click("#e2 [role=tab] >> nth=2")
+    page.check(f"#e2 .c13-predict input[value={prediction}]")
+    page.fill("#e2 input.c13-seed", str(seed))
+    page.click(f"#e2 button[data-n='{n}']")
+    page.wait_for_function("['done', 'failed'].includes(document.querySelector('#e2 [data-run=main]').dataset.state)",
+                           timeout=PYODIDE_TIMEOUT_MS)
+    return dataset(page, "#e2 [data-run=main]")
+
+
+def choose(page, prefix, draft):
+    page.check(f"#e2 .c13-controls input[value='{prefix}']")
+    page.check(f"#e2 .c13-controls input[value='{draft}']")
+
+
+def names(data):
+    """The prefixes (the replay's first) and the drafts (constants.drafts: small, large)."""
+    main = data["replay"]["prompt"]
+    prefixes = [main] + [p for p in data["distributions"] if p != main]
+    return prefixes, data["constants"]["drafts"]
+
+
+def one_round_matches_sampler_py(page, data, tab, button, seed, scheme):
+    """Run one round in E2's tab with a given seed; the page's record must be CPython's one_round, exactly."""
+    prefixes, drafts = names(data)
+    choose(page, prefixes[0], drafts[0])
+    page.click(f"#e2 [role=tab] >> nth={tab}")
+    page.fill("#e2 input.c13-seed", str(seed))
+    page.click(f"#e2 [role=tabpanel] >> nth={tab} >> text={button}")
+    page.wait_for_function("document.querySelector('#e2 .c13-panel:not([hidden]) .c13-round').dataset.record")
+    record = json.loads(page.get_attribute("#e2 .c13-panel:not([hidden]) .c13-round", "data-record"))
+    entry = data["distributions"][prefixes[0]]
+    expected = sampler.one_round(sampler.Pair(entry["p"], entry["q"][drafts[0]]), random.Random(seed), scheme)
+    assert record == expected
+    return expected
+
+
+def focused(page):
+    """What has the keyboard focus: tag, role, text, id, type, value, which experiment, its outline."""
+    return page.evaluate("""() => { const a = document.activeElement;
+        return { tag: a.tagName, role: a.getAttribute('role'), text: (a.textContent || '').trim().slice(0, 40),
+                 id: a.id, type: a.getAttribute('type'), value: a.value, inE2: !!a.closest('#e2'),
+                 inE4: !!a.closest('#e4'), outline: getComputedStyle(a).outlineStyle,
+                 outlineWidth: parseFloat(getComputedStyle(a).outlineWidth) }; }""")
+
+
+def tab_until(page, test, limit=60, key="Tab"):
+    """Press `key` until the focused element passes `test`; fail after `limit` presses."""
+    for _ in range(limit):
+        page.keyboard.press(key)
+        now = focused(page)
+        if test(now):
+            return now
+    pytest.fail(f"{key} never reached the wanted control; last focus: {focused(page)}")

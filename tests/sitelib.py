@@ -1,0 +1,78 @@
+"""Helpers of the site tests: which c13.json they read, reading built pages, writing variants of the data."""
+import html
+import json
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from generator import contract
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON_SPEC = ROOT.parent / "shared" / "spec" / "LESSON.md"
+
+
+def data_file():
+    """$C13_DATA when set, else the committed precomputed/c13.json."""
+    return Path(os.environ.get("C13_DATA") or ROOT / "precomputed" / "c13.json")
+
+
+def quiet(*args, **kwargs):
+    pass
+
+
+def write_data(path, data, sealed=True):
+    """Write a variant of c13.json; sealed like the generator's output unless it plays a hand edit."""
+    path.write_text(json.dumps(contract.seal(data) if sealed else data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def read(path):
+    return path.read_text(encoding="utf-8")
+
+
+def page_text(path):
+    """The visible text of a page (tags, scripts and styles removed, entities decoded)."""
+    s = read(path)
+    s = re.sub(r"<(script|style)\b.*?</\1>", " ", s, flags=re.S)
+    s = re.sub(r"<[^>]+>", " ", s)
+    return html.unescape(s)
+
+
+class Collect(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.refs, self.ids, self.anchors, self.stack = [], set(), [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key):
+                self.refs.append((tag, key, a[key]))
+        if tag == "a":
+            self.anchors.append([a.get("href"), ""])
+            self.stack.append(len(self.anchors) - 1)
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, d):
+        for i in self.stack:
+            self.anchors[i][1] += d
+
+
+def parse(path):
+    c = Collect()
+    c.feed(read(path))
+    return c
+
+
+def our_pages(site):
+    return sorted(site.glob("*.html"))
+
+
+def widget_json(page):
+    return re.search(r'<script type="application/json" id="c13-widget-data">(.*?)</script>', page, re.S).group(1)

@@ -1,0 +1,151 @@
+"""The lesson's content on the built pages: sections in order, experiments with their static versions and notices,
+the embedded widget data, the evolution map, the Q&A section, the provenance page, math rendered at build time."""
+import html
+import json
+import re
+
+from generator.pages import formats
+from generator.pages.experiments import EXPERIMENT_COUNT, SERVE_COMMAND, SERVE_PLAIN
+from generator.pages.qa import QA_RECORD, read_qa
+from generator.pages.widget_payload import unpack
+from tests.sitelib import LESSON_SPEC, our_pages, page_text, parse, read, widget_json
+
+# LESSON.md section number → the id of its heading on the page, in the lesson's order.
+SECTIONS = {1: "summary", 2: "question", 3: "start", 4: "models", 5: "design", 6: "fix", 7: "one-forward",
+            8: "yield", 9: "papers", 10: "modern", 11: "misconceptions", 12: "evolution", 13: "sources",
+            14: "evidence", 15: "wrap-up", 16: "qa"}
+EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5")
+
+
+def test_every_section_of_the_lesson_has_its_heading_in_order(site):
+    if LESSON_SPEC.is_file():
+        numbers = [int(n) for n in re.findall(r"^### (\d+)\. ", read(LESSON_SPEC), re.M)]
+        assert numbers == sorted(SECTIONS), "LESSON.md's sections changed: update SECTIONS and the page"
+    page = read(site / "index.html")
+    positions = []
+    for n, sid in SECTIONS.items():
+        m = re.search(rf'<h2 id="{sid}">([^<]+)', page)
+        assert m, f"section {n} ({sid}) has no heading"
+        assert m.group(1).strip(), f"section {n} has an empty heading"
+        positions.append(m.start())
+    assert positions == sorted(positions), "the sections are out of the lesson's order"
+    assert re.search(r'<h3 id="next-gap">', page)
+
+
+def test_header_line_counts_the_experiments_on_the_page(site):
+    page = read(site / "index.html")
+    sections = re.findall(r'<section\b[^>]*class="c13-exp"[^>]*>', page)
+    assert len(sections) == len(EXPERIMENTS)
+    line = re.search(r'<p class="c13-headline">(.*?)</p>', page, re.S).group(1)
+    text = html.unescape(re.sub(r"<[^>]+>", "", line))
+    for part in ("从0训练LLM · 现代大模型体系", "C13", "推理：生成为什么慢、怎么变快", "第 3 课", "45 分钟",
+                 f"页内实验 {len(sections)} 个"):
+        assert part in text, part
+    assert EXPERIMENT_COUNT not in page
+
+
+def test_each_experiment_has_a_static_version_and_a_file_notice(site):
+    page = read(site / "index.html")
+    for e in EXPERIMENTS:
+        m = re.search(rf'<section\b[^>]*\bid="{e}"[^>]*>(.*?)</section>', page, re.S)
+        assert m, e
+        opening = m.group(0)[: m.group(0).index(">") + 1]
+        assert f'data-widget="{e}"' in opening
+        body = m.group(1)
+        assert "<svg" in body or "<table" in body, f"{e} has no static picture or table"
+        notice = re.search(r'<p class="c13-exp-notice" hidden>(.*?)</p>', body, re.S)
+        assert notice and SERVE_COMMAND in notice.group(1), f"{e} lacks its hidden file:// notice"
+    # E5 marks the best k of each draft; E4 has one row group per recorded round
+    e5 = re.search(r'<section\b[^>]*\bid="e5".*?</section>', page, re.S).group(0)
+    assert e5.count("★") == 2
+    assert page.count('scope="rowgroup"') == len(json.loads(widget_json(page))["replay"]["rounds"])
+
+
+def test_widget_data_is_embedded_compact_and_exact(site, data):
+    page = read(site / "index.html")
+    assert page.count('id="c13-widget-data"') == 1
+    w = json.loads(widget_json(page))
+    assert len(w["labels"]) == data["tokenizer"]["vocab_size"]
+    for prefix in data["distributions"]:
+        d = w["distributions"][prefix]
+        assert unpack(d["p"]) == data["distributions"][prefix]["p"]
+        for draft, q in data["distributions"][prefix]["q"].items():
+            assert unpack(d["q"][draft]) == q
+    assert w["replay"] == data["replay"]
+    assert w["accounting"] == data["accounting"]
+    assert w["offline"] == data["offline"]
+    assert w["anchor"] == data["anchor"]
+    assert (site / w["pyodide"] / "pyodide.mjs").is_file() and (site / w["sampler"]).is_file()
+    assert len(page.encode()) < 400_000, "the lesson page grew past 400 KB"
+
+
+def test_evolution_map_marks_this_lesson(site):
+    page = read(site / "index.html")
+    ol = re.search(r'<ol class="c13-evolution">(.*?)</ol>', page, re.S).group(1)
+    items = re.findall(r"<li([^>]*)>(.*?)</li>", ol, re.S)
+    assert len(items) == 11
+    here = [i for i, (attrs, _) in enumerate(items, 1) if "c13-here" in attrs]
+    assert len(here) == 1
+    n = here[0]
+    assert "投机解码" in items[n - 1][1] and "你在这里" in items[n - 1][1]
+    assert f"本课是图上的第 {n} 代" in page_text(site / "index.html")
+
+
+def test_lessons_not_on_the_site_are_plain_text(site):
+    for p in our_pages(site):
+        c = parse(p)
+        for href, text in c.anchors:
+            if href and not href.startswith("#"):
+                assert not re.search(r"第\s*[124]\s*课|支线课|C11", text), f"{p.name}: a link to an absent lesson: {text}"
+    text = page_text(site / "index.html")
+    for lesson in ("第 1 课", "第 2 课", "第 4 课", "C11 的支线课"):
+        assert lesson in text
+    assert read(site / "index.html").count('class="c13-offsite"') >= 5
+
+
+def test_qa_section_says_no_question_has_arrived_yet(site):
+    qa = read_qa(QA_RECORD)
+    text = page_text(site / "index.html")
+    tail = text[text.index("你可能会问"):]
+    if not qa:
+        assert "还没有收到真实的提问" in tail and "docs/qa/C13-L3.md" in tail
+    else:
+        for e in qa:
+            assert e["question"] in tail
+
+
+def test_qa_record_entries_are_parsed(tmp_path):
+    path = tmp_path / "qa.md"
+    path.write_text("# 记录\n<!--\n## 问：注释里的不算\n-->\n## 问：为什么？\n\n答：因为。\n\n## 问：还有呢？\n答：没有了。\n",
+                    encoding="utf-8")
+    qa = read_qa(path)
+    assert [e["question"] for e in qa] == ["问：为什么？", "问：还有呢？"]
+    assert qa[0]["answer"] == "答：因为。"
+
+
+def test_provenance_page_is_generated_from_the_json(site, data):
+    text = page_text(site / "provenance.html")
+    prov = data["provenance"]
+    assert prov["command"] in text and prov["generator"] in text
+    for name, h in prov["inputs"].items():
+        assert name in text and h in text
+    for m in data["models"].values():
+        assert formats.num(m["parameters"]) in text and m["sha256"][:12] in text
+    for kind in ("我们的模型", "锚点屋顶线", "论文与报告"):
+        assert kind in text
+
+
+def test_math_is_rendered_at_build_time_and_no_math_script_is_loaded(site):
+    html = read(site / "index.html")
+    assert html.count('class="katex"') >= 10
+    assert "\\(" not in html and "\\[" not in html  # every arithmatex formula was replaced
+    assert "<math" in html  # KaTeX's MathML copy is there for screen readers
+    assert "katex.min.js" not in html and "auto-render" not in html
+    assert "katex.min.css" in html  # the styles and fonts still come from the site
+
+
+def test_the_notices_suggest_a_server_bound_to_this_machine_only(site):
+    page = read(site / "index.html")
+    notices = re.findall(r'<p class="c13-exp-notice" hidden>(.*?)</p>', page, re.S)
+    assert notices and all("--bind 127.0.0.1" in n and SERVE_PLAIN in n for n in notices)
+    assert "http.server</code>" not in page

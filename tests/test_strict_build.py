@@ -1,0 +1,66 @@
+"""The strict build is strict: any MkDocs warning fails it (MkDocs' --strict misses warnings under --quiet), with
+the warning shown and the previous site left in place. Tried on a temporary copy of docs/ and mkdocs.yml."""
+import re
+import shutil
+
+import pytest
+
+from generator.errors import SettingError
+from generator.pages.build import build
+from tests.sitelib import ROOT, data_file, quiet, read
+
+
+@pytest.fixture
+def project(tmp_path):
+    """docs/ and mkdocs.yml copied into tmp_path; the hooks named by their absolute path."""
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    config = read(ROOT / "mkdocs.yml")
+    config, n = re.subn(r"^(hooks:\n  - )(generator/pages/hooks\.py)$", rf"\g<1>{ROOT}/\g<2>", config, flags=re.M)
+    assert n == 1, "mkdocs.yml names its hooks differently now: update this fixture"
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def old_site(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "index.html").write_text("the previous site", encoding="utf-8")
+    return out
+
+
+def refused(project, old_site):
+    with pytest.raises(SettingError) as e:
+        build(data_file(), out=old_site, log=quiet, config=project / "mkdocs.yml")
+    assert read(old_site / "index.html") == "the previous site"
+    assert not list(old_site.parent.glob(".out.building-*"))
+    return str(e.value)
+
+
+def test_the_copy_builds_as_it_is(project, tmp_path):
+    out = build(data_file(), out=tmp_path / "fine", log=quiet, config=project / "mkdocs.yml")["site"]
+    assert (out / "index.html").is_file()
+
+
+def test_a_nav_entry_to_a_missing_page_fails_the_build(project, old_site):
+    config = project / "mkdocs.yml"
+    text = read(config)
+    text, n = re.subn(r"^(  - 数字从哪来: provenance\.md)$", r"\1\n  - 不存在的页: missing.md", text, flags=re.M)
+    assert n == 1
+    config.write_text(text, encoding="utf-8")
+    message = refused(project, old_site)
+    assert "WARNING" in message and "missing.md" in message and "nav" in message
+
+
+def test_a_dead_markdown_link_fails_the_build(project, old_site):
+    page = project / "docs" / "provenance.md"
+    page.write_text(read(page) + "\n\n[一个坏链接](no-such-page.md)\n", encoding="utf-8")
+    message = refused(project, old_site)
+    assert "WARNING" in message and "no-such-page.md" in message and "provenance.md" in message
+
+
+def test_a_link_to_an_anchor_no_page_has_fails_the_build(project, old_site):
+    page = project / "docs" / "provenance.md"
+    page.write_text(read(page) + "\n\n[一个坏锚点](index.md#no-such-section)\n", encoding="utf-8")
+    message = refused(project, old_site)
+    assert "WARNING" in message and "no-such-section" in message

@@ -1,0 +1,209 @@
+// E2 · three schemes (朴素方案 / 它在哪失败 / 改进方案) — the Pyodide experiment.
+//
+// The stacked picture is drawn by widgets/figures/stacked.mjs (the build-time figure's own function); every
+// random draw is made by widgets/sampler.py running in Pyodide in a Web Worker (data.python), the same file and
+// the same PRNG (random.Random) the generator used offline, so a run with the offline check's seed and size
+// reproduces the offline TV exactly. This module wires the parts: controls.js, pictures.js, formula.js,
+// rounds.js, runs.js, status.js.
+import { el, fill, mount, num, prob, pct, staticChildren, stash, uid } from "../c13-util.js";
+import { prediction, sharedControls, tabs } from "./controls.js";
+import { distributionStore } from "./distributions.js";
+import { formulaBlock, highlightOf, termText } from "./formula.js";
+import { columnsFor, drawFailTable, drawStacked } from "./pictures.js";
+import { emptyTally, showNaiveRound, showRound } from "./rounds.js";
+import { LIVE_SIZES, execute, runArea, showReproduction, showRun } from "./runs.js";
+import { pythonStatus, startWhenReached } from "./status.js";
+
+const SCHEME_LABELS = {
+  naive: "朴素方案（两边各抽一个，相等才留下）",
+  correct: "被拒从残差抽（改进方案）",
+  resample_p: "被拒从 p 重抽（错误的变体）",
+  direct: "直接从 p 抽（噪声基准）",
+};
+
+/** The reader-facing name of each scheme the data names (constants.schemes); an unnamed one is an error. */
+function schemeNames(schemes) {
+  const unnamed = schemes.filter((s) => !(s in SCHEME_LABELS));
+  if (unnamed.length) throw new Error(`E2: no name for the scheme(s) ${unnamed.join(", ")}`);
+  return Object.fromEntries(schemes.map((s) => [s, SCHEME_LABELS[s]]));
+}
+
+function naivePanel(widget) {
+  const out = el("div", { class: "c13-round", "aria-live": "polite" });
+  const tally = el("p", { class: "c13-tally" });
+  const area = runArea("naive", widget.python);
+  widget.panels[0].append(
+    el("p", { text: "草稿从 q 抽一个 x，目标从 p 抽一个 y；两者相等才算猜中，否则取 y。输出永远是目标自己抽的 y，所以分布是对的——" +
+      "可是两次独立抽样撞到同一个 token 的概率只有 Σ p(x)·q(x)。" }),
+    el("div", { class: "c13-buttons" }, widget.button("跑一轮（朴素）", () => widget.oneRound("naive", out, tally)),
+      widget.button(`跑 ${num(LIVE_SIZES[0])} 轮（朴素）`, () => widget.bigRun("naive", LIVE_SIZES[0], area, false))),
+    out, tally, area.node);
+  return { out, tally };
+}
+
+function failPanel(widget) {
+  const table = el("div", { class: "c13-scroll" });
+  const text = el("p");
+  widget.panels[1].append(
+    el("p", { text: "两个分布重合的部分（上图的绿色，总量 α）其实很大；朴素方案却只有在两边“撞上同一个”时才用得上它。" +
+      "下表比较每个 token 被草稿提出并被留下的概率：朴素方案是 q(x)·p(x)，按 min(1, p/q) 接受则是 min(p(x), q(x))。" }),
+    text, table,
+    el("p", { text: "那么被拒之后该怎么办？最省事的想法是“从 p 重抽”——第 ③ 页先让你预测，再跑给你看。" }));
+  return { table, text };
+}
+
+function reproductionBox(widget, data) {
+  const offlineSchemes = data.constants.schemes.filter((s) => s !== "naive");
+  const select = el("select", { id: `${widget.group}-repro-scheme` },
+    offlineSchemes.map((s) => el("option", { value: s, text: widget.schemeNames[s] })));
+  const info = el("p", { class: "c13-hint" });
+  const area = runArea("repro", widget.python);
+  const button = widget.button("按离线检验重跑", () => widget.reproduce(select.value, area));
+  const update = () => {
+    const dist = widget.current();
+    const reference = dist.offline[select.value];
+    button.textContent = `按离线检验重跑（种子 ${reference.seed}，${num(reference.n)} 轮）`;
+    info.textContent = `c13.json 里的离线数字：前缀「${dist.prefix}」，${dist.draft}，${widget.schemeNames[select.value]}，` +
+      `TV = ${reference.tv}`;
+  };
+  select.addEventListener("change", update);
+  const node = el("div", { class: "c13-repro-box" },
+    el("p", null, el("strong", { text: "复现离线数字。" }),
+      `生成器离线跑过每种抽法各 ${num(data.offline.n)} 次（种子记录在数据里）。用同样的种子、同样的次数、` +
+      "同一个 sampler.py 在浏览器里再跑一遍，TV 应当逐位相同。"),
+    el("div", { class: "c13-seed-row" }, el("label", { for: select.id, text: "抽法 " }), select, button),
+    info, el("div", { class: "c13-repro", "aria-live": "polite" }, area.node));
+  return { node, update };
+}
+
+function improvedPanel(widget, data) {
+  const out = el("div", { class: "c13-round", "aria-live": "polite" });
+  const tally = el("p", { class: "c13-tally" });
+  const area = runArea("main", widget.python);
+  const guess = prediction(widget.group, (scheme) => { widget.state.prediction = scheme; widget.setRunning(widget.state.running); });
+  const bigButtons = LIVE_SIZES.map((n, i) => {
+    const button = widget.button(i === 0 ? `跑 ${num(n)} 轮` : `×${num(n)}：跑 ${num(n)} 轮`,
+      () => widget.bigRun(widget.state.prediction, n, area, true));
+    button.setAttribute("aria-describedby", guess.hint.id);
+    button.dataset.n = n;
+    return button;
+  });
+  const explain = el("div", { class: "c13-term-explain", "aria-live": "polite" });
+  const formula = formulaBlock((term) => widget.chooseTerm(term));
+  const reproduction = reproductionBox(widget, data);
+  widget.panels[2].append(
+    el("p", { text: "草稿从 q 抽出 x 之后：若 p(x) ≥ q(x)，一律接受；若 q(x) > p(x)，以 p(x)/q(x) 的概率接受。" +
+      "被拒时，从 p 超出 q 的那部分（图里的蓝色）里抽。" }),
+    el("div", { class: "c13-buttons" }, widget.button("跑一轮", () => widget.oneRound("correct", out, tally))),
+    out, tally, guess.node, guess.hint, el("div", { class: "c13-buttons" }, ...bigButtons), area.node,
+    reproduction.node, formula.node, explain);
+  return { out, tally, bigButtons, explain, formula, reproduction, guessHint: guess.hint };
+}
+
+/** The runs through the worker: one round of a seeded stream, a big run, the reproduction of an offline figure. */
+function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint }) {
+  const { state } = widget;
+  widget.oneRound = async (scheme, out, tallyLine) => {
+    const dist = widget.current();
+    const seed = seedOf();
+    const key = `${dist.key}|${scheme}|${seed}`;
+    const index = state.roundIndex.get(key) ?? 0;
+    widget.setRunning(true);
+    try {
+      const record = await data.python.round({ key: dist.key, p: dist.pJSON, q: dist.qJSON, scheme, seed, index });
+      state.roundIndex.set(key, index + 1);
+      const args = { record, dist, labels: data.labels, seed, index, tally: state.tally };
+      if (scheme === "naive") {
+        showNaiveRound(out, tallyLine, args);
+      } else {
+        showRound(out, tallyLine, args);
+        state.marked = record.x;
+        drawPicture();
+      }
+    } catch (err) {
+      if (!err.cancelled) fill(out, el("p", { class: "c13-error", text: `这一轮没能跑完：${err.message}` }));
+    } finally {
+      widget.setRunning(false);
+    }
+  };
+  widget.bigRun = async (scheme, n, area, withFeedback) => {
+    if (!scheme) { guessHint().focus?.(); return; }
+    const dist = widget.current();
+    const options = { schemeNames: widget.schemeNames, noise: store.noise, labels: data.labels, withFeedback,
+      columns: widget.columns() };
+    await execute(widget, area, { dist, scheme, n, seed: seedOf(), chunk: n >= 100_000 ? 10_000 : 2_000 },
+      (result, wallMs) => showRun(area, result, dist, wallMs, options));
+  };
+  widget.reproduce = async (scheme, area) => {
+    const dist = widget.current();
+    const reference = dist.offline[scheme];
+    await execute(widget, area, { dist, scheme, n: reference.n, seed: reference.seed, chunk: 20_000 },
+      (result, wallMs) => showReproduction(area, result, reference, wallMs, scheme));
+  };
+}
+
+export function render(section, data) {
+  const store = distributionStore(data);
+  const state = { prefix: data.prefixes[0], draft: data.drafts[0], prediction: null, running: false,
+    roundIndex: new Map(), tally: emptyTally(), marked: null, term: null };
+  const live = mount(section, "c13-e2");
+  const box = stash(section, staticChildren(section), "静态版本：构建时的叠放图与离线数字");
+  const widget = { python: data.python, state, group: uid("e2"), schemeNames: schemeNames(data.constants.schemes),
+    current: () => store.get(state.prefix, state.draft), runButtons: [] };
+  const controls = sharedControls(widget.group, data, { onPrefix: (v) => { state.prefix = v; redraw(); },
+    onDraft: (v) => { state.draft = v; redraw(); } });
+  const stats = el("p", { class: "c13-e2-stats" });
+  const picture = el("figure", { class: "c13-fig c13-e2-picture" });
+  const status = el("div", { class: "c13-py", role: "status" });
+  const tabList = tabs(widget.group);
+  widget.panels = tabList.panels;
+  live.append(controls.node, stats, picture, status, tabList.list, ...tabList.panels);
+
+  widget.button = (text, onclick) => {
+    const button = el("button", { type: "button", class: "md-button", text, onclick });
+    widget.runButtons.push(button);
+    return button;
+  };
+  widget.setRunning = (on) => {
+    state.running = on;
+    for (const b of widget.runButtons) b.disabled = on || (improved.bigButtons.includes(b) && !state.prediction);
+    section.dataset.running = on ? "true" : "false";
+  };
+  widget.columns = () => Number(picture.dataset.columns);
+  const drawPicture = () => drawStacked(picture, { dist: widget.current(), labels: data.labels, target: data.target,
+    n: columnsFor(live.clientWidth, data.constants.top_n), topN: data.constants.top_n, marked: state.marked, highlight: highlightOf(state.term) });
+
+  attachRuns(widget, { data, store, seed: controls.seed, drawPicture, guessHint: () => improved.guessHint });
+  widget.chooseTerm = (term) => {
+    state.term = state.term === term ? null : term;
+    improved.formula.press(state.term);
+    fill(improved.explain, state.term ? el("p", { text: termText(state.term, widget.current()) }) : null);
+    improved.explain.dataset.term = state.term || "";
+    drawPicture();
+  };
+
+  const naive = naivePanel(widget);
+  const fail = failPanel(widget);
+  const improved = improvedPanel(widget, data);
+  pythonStatus(section, status, data.python, data.pythonStages || [], () => { if (box) box.open = true; });
+  startWhenReached(section, data.python);
+
+  function redraw() {
+    const dist = widget.current();
+    state.marked = null;
+    stats.textContent = `α = Σ min(p, q) = ${pct(dist.alpha)}（改进方案里每个草稿 token 的接受率）；` +
+      `Σ p·q = ${prob(dist.sumPQ)}（朴素方案的接受率）。`;
+    drawPicture();
+    drawFailTable(fail.table, fail.text, dist, data.labels);
+    improved.reproduction.update();
+    if (state.term) fill(improved.explain, el("p", { text: termText(state.term, dist) }));
+    for (const roundBox of [improved.out, naive.out]) fill(roundBox);
+    improved.tally.textContent = "";
+    naive.tally.textContent = "";
+    state.tally = emptyTally();
+  }
+
+  redraw();
+  widget.setRunning(false);
+  section.classList.add("c13-is-live");
+}

@@ -1,0 +1,108 @@
+// E2's runs through the Python worker: a progress line with a cancel button, the run itself, and what a
+// finished run shows — its TV against the noise floor, the acceptance rate, the time, the offline reference for
+// the large run, the feedback on the prediction, and the histogram; the reproduction of an offline figure.
+import { el, fill, fixed, num, pct, prob, tok } from "../c13-util.js";
+import { drawHistogram } from "./pictures.js";
+
+export const LIVE_SIZES = [10_000, 100_000];
+const LARGE_RUN = 100_000; // from this size on, a run prints the offline reference beside its own figure
+
+/** The progress line, the summary and the histogram of one kind of run. */
+export function runArea(name, python) {
+  const progress = el("progress", { max: 1, value: 0, "aria-label": "运行进度", hidden: true });
+  const progressText = el("span", { class: "c13-progress-text" });
+  const cancel = el("button", { type: "button", class: "md-button c13-small", text: "取消", hidden: true,
+    onclick: () => python.cancel() });
+  const summary = el("div", { class: "c13-run-summary", "aria-live": "polite", "data-run": name });
+  const figure = el("figure", { class: "c13-fig c13-hist" });
+  const node = el("div", { class: "c13-run" }, el("div", { class: "c13-progress" }, progress, progressText, cancel),
+    summary, figure);
+  return { node, progress, progressText, cancel, summary, figure };
+}
+
+/** Run n rounds in the worker, showing progress; done(result, wallMs) on success. */
+export async function execute(widget, area, { dist, scheme, n, seed, chunk }, done) {
+  widget.setRunning(true);
+  Object.assign(area.progress, { hidden: false, max: n, value: 0 });
+  area.cancel.hidden = false;
+  area.progressText.textContent = widget.python.state === "ready" ? `开始：${num(n)} 轮` : "等待 Python 抽样器载入……";
+  fill(area.summary);
+  delete area.summary.dataset.tv;
+  area.summary.dataset.state = "running";
+  area.node.dataset.progress = "0";
+  const started = performance.now();
+  try {
+    const result = await widget.python.run({ key: dist.key, p: dist.pJSON, q: dist.qJSON, scheme, seed, n, chunk }, (m) => {
+      area.node.dataset.progress = String(Number(area.node.dataset.progress) + 1);
+      area.progress.value = m.done;
+      area.progressText.textContent = `已跑 ${num(m.done)} / ${num(n)} 轮`;
+    });
+    area.progressText.textContent = `完成：${num(n)} 轮`;
+    done(result, performance.now() - started);
+  } catch (err) {
+    area.progressText.textContent = err.cancelled ? "已取消。下次运行会重新启动 Python 抽样器。" : `运行失败：${err.message}`;
+    area.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
+  } finally {
+    area.progress.hidden = true;
+    area.cancel.hidden = true;
+    widget.setRunning(false);
+  }
+}
+
+function feedback(result, dist, floor, labels) {
+  const ratio = result.tv / floor;
+  const biased = result.scheme === "resample_p";
+  let text;
+  if (biased) {
+    const { token } = dist.deficit;
+    const share = result.counts[token] / result.n;
+    text = [`TV 是噪声基准的 ${fixed(ratio, 1)} 倍：输出不是 p。共有的那部分被算了两次，目标喜欢而草稿很少提出的 token 出得太少——` +
+      "例如 ", tok(labels, token), `：p 给它 ${prob(dist.p[token])}，草稿只给 ${prob(dist.q[token])}，这次输出只有 ${prob(share)}。答案应当是残差。`];
+  } else {
+    text = [`TV 是噪声基准的 ${fixed(ratio, 2)} 倍——和直接从 p 抽一样大，差别只是抽样噪声：输出就是 p。`];
+  }
+  return el("p", { class: `c13-feedback ${biased ? "c13-bad" : "c13-good"}` },
+    el("strong", { text: biased ? "✗ 偏了。" : "✓ 对了。" }), " ", ...text);
+}
+
+/** What a finished run shows. options: {schemeNames, noise(dist, n), labels, withFeedback, columns}. */
+export function showRun(area, result, dist, wallMs, options) {
+  const floor = options.noise(dist, result.n);
+  const list = el("dl", { class: "c13-dl" });
+  const row = (term, value) => list.append(el("dt", { text: term }), el("dd", null, value));
+  row("抽法", options.schemeNames[result.scheme]);
+  row("种子、次数", `种子 ${result.seed}，${num(result.n)} 轮（前缀「${dist.prefix}」，${dist.draft}）`);
+  row("输出与 p 的 TV 距离", el("strong", { text: fixed(result.tv, 4) }));
+  row("噪声基准", `直接从 p 抽 ${num(result.n)} 次，TV 的期望 ≈ ${fixed(floor, 4)}`);
+  if (result.scheme === "naive") row("猜中率", `${pct(result.acceptance_rate, 2)}（Σ p·q = ${pct(dist.sumPQ, 2)}）`);
+  else row("接受率", `${pct(result.acceptance_rate, 1)}（α = ${pct(dist.alpha, 1)}）`);
+  row("用时", `${Math.round(result.ms)} ms（Python 内），从点击到结果 ${Math.round(wallMs)} ms`);
+  const reference = dist.offline[result.scheme];
+  if (result.n >= LARGE_RUN && reference && (result.scheme === "correct" || result.scheme === "resample_p")) {
+    row("离线参考", `${num(reference.n)} 次（种子 ${reference.seed}）：TV = ${fixed(reference.tv, 4)}；` +
+      `噪声基准 ≈ ${fixed(options.noise(dist, reference.n), 4)}`);
+  }
+  if (result.scheme === "resample_p") row("闭式偏差", `½·Σ|min(p, q) − α·p| = ${fixed(dist.closedTV, 4)}（无穷多次时的 TV）`);
+  fill(area.summary, list, options.withFeedback ? feedback(result, dist, floor, options.labels) : null);
+  Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), n: String(result.n), seed: String(result.seed),
+    scheme: result.scheme, noise: String(floor), acceptance: String(result.acceptance_rate), ms: String(result.ms) });
+  drawHistogram(area.figure, { dist, labels: options.labels, n: options.columns, counts: result.counts, total: result.n,
+    title: `${num(result.n)} 轮的输出直方图（${options.schemeNames[result.scheme]}）与目标分布 p` });
+}
+
+/** The browser's run with the offline seed and size beside the offline figure: equal to the last bit, or not. */
+export function showReproduction(area, result, reference, wallMs, scheme) {
+  const same = result.tv === reference.tv && result.n === reference.n && result.seed === reference.seed;
+  const list = el("dl", { class: "c13-dl" },
+    el("dt", { text: "浏览器里的 TV" }), el("dd", null, el("code", { text: String(result.tv) })),
+    el("dt", { text: "离线的 TV（c13.json）" }), el("dd", null, el("code", { text: String(reference.tv) })),
+    el("dt", { text: "种子、次数" }), el("dd", { text: `种子 ${result.seed}，${num(result.n)} 轮，用时 ${Math.round(result.ms)} ms` +
+      `（从点击起 ${Math.round(wallMs)} ms）` }));
+  fill(area.summary, list, el("p", { class: `c13-feedback ${same ? "c13-good" : "c13-bad"}` },
+    el("strong", { text: same ? "✓ 逐位相同。" : "✗ 不相同。" }),
+    same ? "同一个文件、同一个伪随机数生成器、同一个种子，给出同一个数。"
+      : "这不该发生：浏览器和离线用的不是同一个抽样器或同一份数据。"));
+  Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), offlineTv: String(reference.tv),
+    equal: same ? "true" : "false", seed: String(result.seed), n: String(result.n), scheme });
+  fill(area.figure);
+}

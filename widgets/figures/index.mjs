@@ -1,0 +1,30 @@
+// Every figure the pages and the widgets draw, by name: the build (generator/pages/render_figures.mjs) renders
+// the static versions through this table, the widgets import the same functions for the live ones.
+import { requestPath } from "./request_path.mjs";
+import { replayTable, replayText } from "./replay.mjs";
+import { sliderPlot, speedupPlot } from "./speedup.mjs";
+import { outputHistogram, stackedPicture, stackedRows } from "./stacked.mjs";
+import { tensorShapes } from "./tensor.mjs";
+
+export const FIGURES = {
+  request_path: requestPath,
+  stacked: stackedPicture,
+  stacked_rows: stackedRows,
+  histogram: outputHistogram,
+  tensor: tensorShapes,
+  replay_table: replayTable,
+  replay_text: replayText,
+  speedup: speedupPlot,
+  speedup_sliders: sliderPlot,
+};
+
+/** One figure's markup; an unknown name or a failing figure throws with the name in the message. */
+export function renderFigure(name, args) {
+  const draw = FIGURES[name];
+  if (!draw) throw new Error(`unknown figure ${JSON.stringify(name)} (known: ${Object.keys(FIGURES).join(", ")})`);
+  try {
+    return draw(args);
+  } catch (err) {
+    throw new Error(`figure ${name}: ${err.message}`);
+  }
+}

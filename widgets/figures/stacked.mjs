@@ -1,0 +1,165 @@
+// E2 · the stacked picture (green min(p, q) + blue (p − q)⁺ = p, red (q − p)⁺ on top) and the histogram of a
+// run's outputs against p. Both share one column frame: the top-n tokens one by one, the rest folded into one
+// column, a percentage axis, and each column's label and two figures under it.
+import { num, pct, prob } from "./formats.mjs";
+import { attrs, clip, escapeHtml, line, niceStep, patterns, rect, svg, text, tokenSpan } from "./svg.mjs";
+
+const COLUMN_WIDTH = 54;
+const PLOT_HEIGHT = 170;
+const LEFT = 60;
+const STACKED_DESC = "每一列是一个 token：绿色是 min(p, q)，条纹蓝色是 p 超出 q 的部分，交叉线红色是 q 超出 p 的部分，" +
+  "虚线框的高度是 p。";
+const HISTOGRAM_DESC = "每一列是一个 token：实心柱是这次运行里输出它的比例，虚线框是目标分布 p 给它的概率。";
+
+/** The n tokens shown one by one: largest max(p, q) first, ties by id. */
+export function topTokens(p, q, n) {
+  const order = p.map((_, i) => i);
+  order.sort((a, b) => Math.max(p[b], q[b]) - Math.max(p[a], q[a]) || a - b);
+  return order.slice(0, n);
+}
+
+/** One entry per shown token, then the folded rest: p, q and the three parts of each. */
+export function stackedColumns(p, q, n) {
+  const ids = topTokens(p, q, n);
+  const shown = new Set(ids);
+  const rest = { id: null, p: 0, q: 0, min: 0, resid: 0, excess: 0, count: p.length - ids.length };
+  for (let i = 0; i < p.length; i++) {
+    if (shown.has(i)) continue;
+    rest.p += p[i];
+    rest.q += q[i];
+    rest.min += Math.min(p[i], q[i]);
+    rest.resid += Math.max(0, p[i] - q[i]);
+    rest.excess += Math.max(0, q[i] - p[i]);
+  }
+  const columns = ids.map((i) => ({ id: i, p: p[i], q: q[i], min: Math.min(p[i], q[i]),
+    resid: Math.max(0, p[i] - q[i]), excess: Math.max(0, q[i] - p[i]) }));
+  return [...columns, rest];
+}
+
+/** The frame: axis with round percentages, a label and two lines of figures under each column. */
+function columnFrame({ columns, ymax, top, labels, lines }) {
+  const width = LEFT + COLUMN_WIDTH * columns.length + 20;
+  const step = niceStep(ymax / 4);
+  const roundMax = step * Math.ceil(ymax / step);
+  const scale = PLOT_HEIGHT / roundMax;
+  const base = top + PLOT_HEIGHT;
+  const parts = [];
+  const decimals = Math.max(0, -Math.floor(Math.log10(step * 100) + 1e-9));
+  for (let tick = 0; tick <= roundMax + 1e-12; tick += step) {
+    const y = base - tick * scale;
+    parts.push(line(LEFT - 4, y, width - 16, y, "c13-grid"),
+      text(LEFT - 8, y + 4, pct(tick, decimals), { cls: "c13-muted", anchor: "end", size: 11 }));
+  }
+  const captions = columns.map((column, j) => {
+    const centre = LEFT + COLUMN_WIDTH * j + 12 + (COLUMN_WIDTH - 22) / 2;
+    const [first, second] = lines(column);
+    const label = column.id === null ? "其余" : clip(labels[column.id]);
+    return text(centre, base + 16, label, { cls: "c13-tok-label", size: column.id === null ? 11 : 13 }) +
+      text(centre, base + 32, first, { size: 10 }) + text(centre, base + 46, second, { cls: "c13-muted", size: 10 });
+  });
+  return {
+    parts, base, scale, width, height: base + 62, barWidth: COLUMN_WIDTH - 22,
+    x: (j) => LEFT + COLUMN_WIDTH * j + 12,
+    /** Each column's bars (drawn by the caller) followed by its label and figures. */
+    columns: (bars) => bars.map((bar, j) => bar + captions[j]).join(""),
+    axis: () => line(LEFT - 4, base, width - 16, base, "c13-axis"),
+  };
+}
+
+function columnName(column, labels) {
+  return column.id === null ? `其余 ${num(column.count)} 个 token` : labels[column.id];
+}
+
+function legendItems(id) {
+  const items = [["c13-shared", null, "min(p, q)：两边共有"], ["c13-swatch", "resid", "p − q（p 更大处）"],
+    ["c13-swatch", "excess", "q − p（草稿多给处）"]];
+  const parts = [];
+  let x = LEFT;
+  for (const [cls, pattern, label] of items) {
+    parts.push(rect(x, 10, 16, 12, cls, pattern ? { fill: `url(#${id}-${pattern})` } : null),
+      text(x + 22, 21, label, { anchor: "start", size: 12 }));
+    x += 34 + 12 * [...label].length;
+  }
+  parts.push(rect(x, 10, 16, 12, "c13-p-outline"), text(x + 22, 21, "虚线框 = p", { anchor: "start", size: 12 }),
+    text(LEFT, 44, "绿 + 蓝 = p；绿 + 红 = q", { cls: "c13-muted", anchor: "start", size: 11 }));
+  return parts.join("");
+}
+
+function stackedColumn(column, j, frame, { id, marked, labels }) {
+  const x = frame.x(j);
+  const bar = frame.barWidth;
+  const tallest = Math.max(column.p, column.q) * frame.scale;
+  const clipped = tallest > PLOT_HEIGHT;
+  const shrink = clipped ? (PLOT_HEIGHT - 6) / tallest : 1;
+  const [shared, resid, excess] = [column.min, column.resid, column.excess].map((v) => v * frame.scale * shrink);
+  const isMarked = column.id !== null && column.id === marked;
+  const tip = `${columnName(column, labels)}：p = ${prob(column.p)}，q = ${prob(column.q)}，min(p, q) = ${prob(column.min)}`;
+  const parts = [`<g${attrs({ class: isMarked ? "c13-col c13-col-x" : "c13-col", "data-token": column.id ?? "rest" })}>`,
+    `<title>${escapeHtml(tip)}</title>`, rect(x, frame.base - shared, bar, shared, "c13-shared")];
+  if (resid > 0) parts.push(rect(x, frame.base - shared - resid, bar, resid, "c13-resid-bar", { fill: `url(#${id}-resid)` }));
+  if (excess > 0) {
+    parts.push(rect(x, frame.base - shared - resid - excess, bar, excess, "c13-excess-bar", { fill: `url(#${id}-excess)` }));
+  }
+  parts.push(rect(x - 2, frame.base - shared - resid, bar + 4, shared + resid, "c13-p-outline"));
+  if (clipped) parts.push(text(x + bar / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }));
+  if (isMarked) {
+    parts.push(text(x + bar / 2, frame.base - shared - resid - excess - 6, "x", { cls: "c13-strong c13-x-mark", size: 12 }));
+  }
+  parts.push("</g>");
+  return parts.join("");
+}
+
+/** The title of the stacked picture of a prefix and a draft. */
+export function stackedTitle(prefix, draft, n) {
+  return `前缀「${prefix}」处目标 p 与 ${draft} 的 q 叠放：前 ${n} 个 token 加其余折叠`;
+}
+
+/** The stacked picture. args: {p, q, labels, n, id, prefix, draft, marked (a token id or null), legend (drawn
+ * inside the picture, on by default; a narrow live picture shows it in HTML instead, where it can wrap)}. */
+export function stackedPicture({ p, q, labels, n, id, prefix, draft, marked = null, legend = true }) {
+  const columns = stackedColumns(p, q, n);
+  const ymax = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.q))) || 1;
+  const frame = columnFrame({ columns, ymax, top: legend ? 70 : 22, labels,
+    lines: (c) => [`p ${prob(c.p)}`, `q ${prob(c.q)}`] });
+  const bars = columns.map((column, j) => stackedColumn(column, j, frame, { id, marked, labels }));
+  const body = patterns(id) + (legend ? legendItems(id) : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
+  return svg(id, frame.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC);
+}
+
+/** A run's outputs against p over the same columns. args: {p, q, labels, n, counts, total, id, title}. */
+export function outputHistogram({ p, q, labels, n, counts, total, id, title }) {
+  const columns = stackedColumns(p, q, n);
+  let restCount = total;
+  for (const column of columns.slice(0, -1)) {
+    column.share = counts[column.id] / total;
+    restCount -= counts[column.id];
+  }
+  columns[columns.length - 1].share = restCount / total;
+  const ymax = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.share))) || 1;
+  const frame = columnFrame({ columns, ymax, top: 22, labels,
+    lines: (c) => [`出 ${prob(c.share)}`, `p ${prob(c.p)}`] });
+  const bars = columns.map((column, j) => {
+    const x = frame.x(j);
+    const tallest = Math.max(column.share, column.p) * frame.scale;
+    const clipped = tallest > PLOT_HEIGHT;
+    const shrink = clipped ? (PLOT_HEIGHT - 6) / tallest : 1;
+    const [share, target] = [column.share, column.p].map((v) => v * frame.scale * shrink);
+    const tip = `${columnName(column, labels)}：输出 ${prob(column.share)}，p = ${prob(column.p)}`;
+    return `<g${attrs({ class: "c13-col", "data-token": column.id ?? "rest" })}><title>${escapeHtml(tip)}</title>` +
+      rect(x + 3, frame.base - share, frame.barWidth - 6, share, "c13-emp") +
+      rect(x - 2, frame.base - target, frame.barWidth + 4, target, "c13-p-outline") +
+      (clipped ? text(x + frame.barWidth / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }) : "") +
+      "</g>";
+  });
+  const body = patterns(id) + frame.parts.join("") + frame.columns(bars) + frame.axis();
+  return svg(id, frame.width, frame.height, title, body, HISTOGRAM_DESC);
+}
+
+
+/** The numbers behind the stacked picture: one table row per shown token (the picture's order), as <tbody>.
+ * args: {p, q, labels, n}. Columns: token, p, q, min(p, q), p − q where p is larger, q − p where q is larger. */
+export function stackedRows({ p, q, labels, n }) {
+  const rows = stackedColumns(p, q, n).slice(0, -1).map((c) => `<tr><td>${tokenSpan(labels, c.id)}</td>` +
+    [c.p, c.q, c.min, c.resid, c.excess].map((v) => `<td>${prob(v)}</td>`).join("") + "</tr>");
+  return `<tbody>${rows.join("")}</tbody>`;
+}

@@ -1,0 +1,95 @@
+// Shared helpers of the figure modules: SVG and HTML as strings. Every text and attribute value goes through
+// escapeHtml (token labels come from the corpus and are never trusted as markup). Pure: no DOM, no globals.
+// The pictures use CSS classes (widgets/c13.css) and currentColor, never fixed text colours, so they read in
+// the light and the dark palette; the three parts of a distribution also differ by pattern.
+import { fixed } from "./formats.mjs";
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+
+/** Text safe inside an element or a quoted attribute. */
+export function escapeHtml(value) {
+  return String(value).replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+}
+
+/** A coordinate with at most one decimal and no trailing ".0". */
+export function coord(value) {
+  return fixed(value, 1).replace(/\.0$/, "").replace(/^-0$/, "0");
+}
+
+/** ' name="value"' for each attribute that is not null/undefined; names written as given. */
+export function attrs(values) {
+  let out = "";
+  for (const [name, value] of Object.entries(values || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    out += ` ${name}="${escapeHtml(value)}"`;
+  }
+  return out;
+}
+
+/** <text>: anchor "start" writes no text-anchor; size adds the class c13-fsN. */
+export function text(x, y, content, { cls = "", anchor = "middle", size = null, extra = null } = {}) {
+  const classes = [cls, size ? `c13-fs${Math.round(size)}` : ""].filter(Boolean).join(" ");
+  return `<text${attrs({ x: coord(x), y: coord(y), "text-anchor": anchor === "start" ? null : anchor,
+    class: classes || null, ...extra })}>${escapeHtml(content)}</text>`;
+}
+
+export function rect(x, y, width, height, cls, extra = null) {
+  return `<rect${attrs({ x: coord(x), y: coord(y), width: coord(Math.max(width, 0)),
+    height: coord(Math.max(height, 0)), ...extra, class: cls })}/>`;
+}
+
+export function line(x1, y1, x2, y2, cls, extra = null) {
+  return `<line${attrs({ x1: coord(x1), y1: coord(y1), x2: coord(x2), y2: coord(y2), class: cls, ...extra })}/>`;
+}
+
+/** The outer <svg>, labelled by its <title> (and <desc> when given). */
+export function svg(id, width, height, title, body, desc = null) {
+  const labelled = desc ? `${id}-t ${id}-d` : `${id}-t`;
+  const description = desc ? `<desc id="${escapeHtml(id)}-d">${escapeHtml(desc)}</desc>` : "";
+  return `<svg class="c13-svg" id="${escapeHtml(id)}" viewBox="0 0 ${width} ${height}" style="max-width:${width}px" ` +
+    `role="img" aria-labelledby="${escapeHtml(labelled)}" xmlns="http://www.w3.org/2000/svg">` +
+    `<title id="${escapeHtml(id)}-t">${escapeHtml(title)}</title>${description}${body}</svg>`;
+}
+
+/** Fills that differ by texture as well as colour, a score gradient and an arrow head; ids start with `id`. */
+export function patterns(id) {
+  return "<defs>" +
+    `<pattern id="${id}-resid" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+    '<rect width="6" height="6" class="c13-resid"/><line x1="0" y1="0" x2="0" y2="6" class="c13-stripe"/></pattern>' +
+    `<pattern id="${id}-excess" width="6" height="6" patternUnits="userSpaceOnUse">` +
+    '<rect width="6" height="6" class="c13-excess"/><path d="M0 0L6 6M6 0L0 6" class="c13-stripe"/></pattern>' +
+    `<pattern id="${id}-mask" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">` +
+    '<line x1="0" y1="0" x2="0" y2="5" class="c13-hatch"/></pattern>' +
+    `<linearGradient id="${id}-score" x1="0" x2="1" y1="0" y2="0">` +
+    '<stop offset="0" class="c13-score-a"/><stop offset="1" class="c13-score-b"/></linearGradient>' +
+    `<marker id="${id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
+    'orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="c13-arrowhead"/></marker>' +
+    "</defs>";
+}
+
+/** A round step for an axis: 1, 2, 2.5 or 5 times a power of ten, at least `value`. */
+export function niceStep(value) {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const factor of [1, 2, 2.5, 5, 10]) if (factor * power >= value) return factor * power;
+  return 10 * power;
+}
+
+/** A token label shortened to `n` characters (code points), "…" marking the cut. */
+export function clip(label, n = 4) {
+  const chars = [...label];
+  return chars.length <= n ? label : `${chars.slice(0, n - 1).join("")}…`;
+}
+
+// characters that Markdown, HTML or the math renderer could read as markup: written as character references
+const MARKUP_CHARS = /[\\`*_{}[\]()#+\-.!|<>&$~:^="'%]/g;
+
+/** Text that neither HTML nor Markdown can read as markup (the figure sits in a Markdown page at build time). */
+export function escapeText(value) {
+  return String(value).replace(MARKUP_CHARS, (ch) => `&#${ch.codePointAt(0)};`);
+}
+
+/** A token's label as text in its box. */
+export function tokenSpan(labels, id) {
+  return `<span class="c13-tok">${escapeText(labels[id] ?? `#${id}`)}</span>`;
+}
