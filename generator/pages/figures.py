@@ -11,7 +11,6 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from .formats import FORMATS  # noqa: F401  (templates.py registers the filters from here; formats.py holds them)
 
 ROOT = Path(__file__).resolve().parents[2]
 RENDER_FIGURES = ROOT / "generator" / "pages" / "render_figures.mjs"

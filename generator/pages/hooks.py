@@ -5,12 +5,14 @@
   the file and the key named.
 - Templates: delimiters that cannot clash with LaTeX or Markdown — `[[ expression ]]`, `[% statement %]`,
   `[# comment #]` — StrictUndefined, autoescape of every inserted string, and any error fails the build.
-- Filters: the named number formats of generator/pages/figures.py (pct, x, num, ms, frac, f2, f4, …) and `tok`,
+- Filters: the named number formats of generator/pages/formats.py (pct, times, num, ms, frac, fixed2, …) and `tok`,
   which shows a token's label as text (escaped for HTML and for Markdown alike).
 - Per page: the count of in-page experiments is taken from the rendered page (its <section class="c13-exp">
   elements), each experiment gets its file:// notice, and a page with experiments carries the data the
   widgets need as <script type="application/json" id="c13-widget-data"> (embedded, never fetched).
-- Files: widgets/*.css|js|py and the pinned browser packages from node_modules (KaTeX CSS and fonts, iframe-worker,
+- Figures: the static version of every picture is drawn at build time by the widgets' own renderers
+  (widgets/figures/*.mjs, run in Node by generator/pages/figures.py), the same code the browser runs live.
+- Files: widgets/ (with its subfolders) and the pinned browser packages from node_modules (KaTeX CSS and fonts, iframe-worker,
   Pyodide) are added to the build as generated files, so nothing is copied into docs/.
 - Math: arithmatex's formulas are rendered to HTML (+ MathML) at build time by generator/pages/katex_render.mjs,
   so they read without JavaScript and the page loads no math script.

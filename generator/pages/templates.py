@@ -6,14 +6,14 @@ import jinja2
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from . import figures
+from .formats import FORMATS
 from .data_file import data_path
 
 
 
 def optional(value, fmt, *args):
     """A figure that may be absent (None in the data, e.g. no model card): '—' instead of a number."""
-    return "—" if value is None else figures.FORMATS[fmt](value, *args)
+    return "—" if value is None else FORMATS[fmt](value, *args)
 
 
 def plain(value):
@@ -44,7 +44,7 @@ def make_env():
         comment_start_string="[#", comment_end_string="#]",
         undefined=jinja2.StrictUndefined, autoescape=True,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(figures.FORMATS)
+    env.filters.update(FORMATS)
     env.filters["or_dash"] = optional
     env.filters["plain"] = plain
     env.filters["indent4"] = lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines()))
