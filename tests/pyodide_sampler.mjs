@@ -3,7 +3,7 @@
 //
 //   node tests/pyodide_sampler.mjs JOB.json
 //
-// JOB.json: {"sampler": "<path of sampler.py>",
+// JOB.json: {"sampler": "<path of sampler.py>", "exercise": "<path of tests/sampler_exercise.py>",
 //            "cases": [{"p": [...], "q": [...], "n": N, "seed": S,
 //                       "scheme": "...", "chunk": C or null}, ...]}
 //
@@ -24,7 +24,7 @@ const SAMPLER_DIR = "/home/pyodide/sampler_under_test";
 // The Python side: imports the sampler as the module "sampler" and runs every
 // case. Everything it returns is one json.dumps string.
 const DRIVER = `
-import importlib, json, random, sys, time
+import importlib, json, sys, time
 
 sys.path.insert(0, SAMPLER_DIR)
 sampler = importlib.import_module("sampler")
@@ -32,38 +32,10 @@ if sampler.__file__ != SAMPLER_DIR + "/sampler.py":
     raise RuntimeError(f"imported the wrong sampler module: {sampler.__file__}")
 
 job = json.loads(JOB_TEXT)
-
-
-def primitives(case):
-    # the calls the real-model loop makes, on the case's p and q as rows (mirrored in test_sampler_pyodide.py)
-    rng = random.Random(case["seed"])
-    us = [rng.random() for _ in range(64)]
-    drafted = [sampler.draw(case["q"], u) for u in us[:3]]
-    residual = any(sampler.residual(case["p"], case["q"]))
-    return dict(
-        draws=[sampler.draw(case["q"], u) for u in us],
-        residual_draws=[sampler.draw_residual(case["p"], case["q"], u) for u in us] if residual else None,
-        accepts=[sampler.accepts(case["p"][x], case["q"][x], u) for x, u in zip(drafted, us[3:])],
-        verify=[sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted, random.Random(case["seed"] + i))
-                for i in range(8)] if residual else None,
-        verify_greedy=sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted),
-    )
-
+exercise = importlib.import_module("sampler_exercise")  # tests/sampler_exercise.py, the file CPython runs too
 
 t0 = time.perf_counter()
-results = []
-for case in job["cases"]:
-    pair = sampler.Pair(case["p"], case["q"])
-    result = sampler.run(pair, case["n"], case["seed"], case["scheme"], case["chunk"])
-    summ = sampler.summary(result, pair)
-    results.append(dict(
-        scheme=case["scheme"], n=result["n"], seed=result["seed"], chunk=case["chunk"],
-        counts=result["counts"], accepted=result["accepted"],
-        tv=summ["tv"], acceptance_rate=summ["acceptance_rate"], alpha=pair.alpha,
-        one_round={s: sampler.one_round(pair, random.Random(case["seed"]), s)
-                   for s in sampler.SCHEMES},
-        primitives=primitives(case),
-    ))
+results = exercise.exercise(sampler, job["cases"])
 run_ms = (time.perf_counter() - t0) * 1000.0
 
 json.dumps(dict(
@@ -99,20 +71,21 @@ async function main() {
   const jobPath = process.argv[2];
   if (!jobPath) fail(`usage: node tests/${NAME} JOB.json`);
 
-  let jobText, job, samplerBytes;
+  let jobText, job, samplerBytes, exerciseBytes;
   try {
     jobText = readFileSync(jobPath, "utf8");
     job = JSON.parse(jobText);
   } catch (err) {
     fail(`cannot read the job file ${jobPath}: ${err.message}`);
   }
-  if (typeof job.sampler !== "string" || !Array.isArray(job.cases)) {
-    fail(`job file ${jobPath} needs "sampler" (a path) and "cases" (a list)`);
+  if (typeof job.sampler !== "string" || typeof job.exercise !== "string" || !Array.isArray(job.cases)) {
+    fail(`job file ${jobPath} needs "sampler" and "exercise" (paths) and "cases" (a list)`);
   }
   try {
     samplerBytes = readFileSync(job.sampler);
+    exerciseBytes = readFileSync(job.exercise);
   } catch (err) {
-    fail(`cannot read the sampler source ${job.sampler}: ${err.message}`);
+    fail(`cannot read a Python source the job names: ${err.message}`);
   }
 
   // the static form is `import { loadPyodide } from "pyodide"`; the dynamic one
@@ -143,6 +116,7 @@ async function main() {
   try {
     pyodide.FS.mkdirTree(SAMPLER_DIR);
     pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler.py`, new Uint8Array(samplerBytes));
+    pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler_exercise.py`, new Uint8Array(exerciseBytes));
     const ns = pyodide.toPy({
       SAMPLER_DIR,
       JOB_TEXT: jobText,

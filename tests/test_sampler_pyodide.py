@@ -16,9 +16,11 @@ import pytest
 
 from generator.data.shared_sampler import PATH as SAMPLER_PATH
 from generator.data.shared_sampler import sampler
+from tests.sampler_exercise import exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "pyodide_sampler.mjs"
+EXERCISE = ROOT / "tests" / "sampler_exercise.py"
 PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
 TIMEOUT_S = 120
 
@@ -51,40 +53,6 @@ def make_cases():
     ]
 
 
-def primitives(case):
-    """The calls the real-model loop makes, on the case's p and q as rows (mirrors the driver's primitives)."""
-    rng = random.Random(case["seed"])
-    us = [rng.random() for _ in range(64)]
-    drafted = [sampler.draw(case["q"], u) for u in us[:3]]
-    residual = any(sampler.residual(case["p"], case["q"]))
-    return dict(
-        draws=[sampler.draw(case["q"], u) for u in us],
-        residual_draws=[sampler.draw_residual(case["p"], case["q"], u) for u in us] if residual else None,
-        accepts=[sampler.accepts(case["p"][x], case["q"][x], u) for x, u in zip(drafted, us[3:])],
-        verify=[sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted, random.Random(case["seed"] + i))
-                for i in range(8)] if residual else None,
-        verify_greedy=sampler.verify([case["p"]] * 4, [case["q"]] * 3, drafted),
-    )
-
-
-def cpython_results(cases):
-    """What the Pyodide driver computes, computed here by CPython from the same file."""
-    out = []
-    for case in cases:
-        pair = sampler.Pair(case["p"], case["q"])
-        result = sampler.run(pair, case["n"], case["seed"], case["scheme"], case["chunk"])
-        summ = sampler.summary(result, pair)
-        out.append(dict(
-            scheme=case["scheme"], n=result["n"], seed=result["seed"], chunk=case["chunk"],
-            counts=result["counts"], accepted=result["accepted"],
-            tv=summ["tv"], acceptance_rate=summ["acceptance_rate"], alpha=pair.alpha,
-            one_round={s: sampler.one_round(pair, random.Random(case["seed"]), s)
-                       for s in sampler.SCHEMES},
-            primitives=primitives(case),
-        ))
-    return out
-
-
 def run_in_pyodide(job_path):
     node = shutil.which("node")
     if node is None:
@@ -107,14 +75,14 @@ def run_in_pyodide(job_path):
 def test_sampler_in_pyodide_matches_cpython_bit_for_bit(tmp_path):
     cases = make_cases()
     job_path = tmp_path / "job.json"
-    job_path.write_text(json.dumps(dict(sampler=str(SAMPLER_PATH), cases=cases)))
+    job_path.write_text(json.dumps(dict(sampler=str(SAMPLER_PATH), exercise=str(EXERCISE), cases=cases)))
     # both sides start from the very bytes of the job file (JSON floats round-trip exactly)
     cases = json.loads(job_path.read_text())["cases"]
 
     t0 = time.perf_counter()
     got = run_in_pyodide(job_path)
     node_s = time.perf_counter() - t0
-    expected = cpython_results(cases)
+    expected = exercise(sampler, cases)
 
     # really Pyodide, loaded from the local package, running the very file CPython ran
     assert got["ok"] is True
