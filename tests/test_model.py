@@ -85,3 +85,30 @@ def test_the_cached_single_token_step_gives_the_module_paths_logits_bit_for_bit(
         cache = KVCache(model.cfg.n_layer)
         model(seq[:, :6], cache)
         assert not torch.equal(model(seq[:, 6:7], cache), lean[0])
+
+
+def test_rows_of_different_lengths_in_one_batch_equal_each_sequence_alone():
+    """forward_rows: each row after its own cached prefix, padded to the longest feed, masked per row; rolling a
+    row back (lowering its length) makes it forget the positions after, as a fresh cache would."""
+    from generator.models.model import RowsKVCache
+    torch.manual_seed(6)
+    model = GPT(GPTConfig(n_embd=64, n_head=4)).double().eval()
+    seqs = [torch.randint(0, 2048, (n,)).tolist() for n in (9, 3, 14)]
+    alone = [torch.softmax(model(torch.tensor([s])), -1)[0] for s in seqs]
+    cache = RowsKVCache(model.cfg.n_layer, len(seqs))
+    with torch.no_grad():
+        for cut in ((4, 1, 6), (7, 3, 7), (9, 3, 14)):  # feeds of different widths, one row idle (fed nothing)
+            feeds = [s[int(n):c] for s, n, c in zip(seqs, cache.lengths, cut)]
+            width = max(map(len, feeds))
+            idx = torch.tensor([f + [0] * (width - len(f)) for f in feeds])  # padded at the end
+            out = torch.softmax(model.forward_rows(idx, cache), -1)
+            for b, (f, n) in enumerate(zip(feeds, cache.lengths.tolist())):
+                assert torch.allclose(out[b, :len(f)], alone[b][n:n + len(f)], atol=1e-12, rtol=0)
+            cache.lengths += torch.tensor([len(f) for f in feeds])
+        cache.lengths[2] = 5  # row 2 rolls back to 5 positions, then takes other tokens there
+        other = [7, 8, 9]
+        out = torch.softmax(model.forward_rows(torch.tensor([[0, 0, 0], [0, 0, 0], other]), cache), -1)[2]
+        fresh = torch.softmax(model(torch.tensor([seqs[2][:5] + other])), -1)[0, 5:]
+        assert torch.allclose(out, fresh, atol=1e-12, rtol=0)
+        cache.keep([2, 0])  # finished rows leave the batch
+        assert cache.lengths.tolist() == [5, 9] and cache.kv[0][0].shape[0] == 2

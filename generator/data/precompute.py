@@ -118,7 +118,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
     def stage(name):
         bar.set_description(f"{GENERATOR_NAME}: {name}")
 
-    # the accounting rows (most of the work) run in worker processes while this one computes the rest
+    # the accounting runs (most of the work) start in a worker while this process computes the rest, then
+    # accounting(runs) has this process run the jobs the worker has not started
     runs = AccountingRuns(models_dir, models, prompts, bar)
     try:
         stage("greedy identity")

@@ -1,7 +1,8 @@
 """The real-model runs of gen_c13_precomputed: greedy identity, the replay, the accounting table, α per position.
 
-Torch runs the models; every decision is widgets/sampler.py's (through speculative.py). The accounting runs are
-independent, so they run in worker processes (AccountingRuns) while the main process computes everything else.
+Torch runs the models; every decision is widgets/sampler.py's (through speculative.py and batched.py). The
+accounting runs are independent: those of one draft and k advance together as one batch (batched.py), and these
+jobs run in a worker process (AccountingRuns) while the main process computes everything else, then in both.
 """
 import multiprocessing
 import os
@@ -12,6 +13,7 @@ import torch
 
 from ..errors import SettingError
 from ..models.checkpoint import DRAFTS, TARGET, load_family
+from .batched import speculative_runs
 from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
 from .shared_sampler import sampler
 from .speculative import distributions, greedy_decode, speculative_run
@@ -64,17 +66,21 @@ def draft_cost(models, draft):
 COUNTS = ("tokens", "target_forwards", "draft_forwards", "accepted", "tested")
 
 
-def accounting_counts(models, ids, draft, k, setting=ACCOUNTING):
-    """The runs of one draft at one k after one prompt (one per seed), as summable counts."""
-    counts = dict.fromkeys(COUNTS, 0)
-    for seed in setting["seeds"]:
-        res = speculative_run(models[TARGET], models[draft], ids, setting["n_new"], k, seed=seed)
+def accounting_counts(models, prompts, draft, k, setting=ACCOUNTING):
+    """The runs of one draft at one k, one per prompt and seed, all advanced together (speculative_runs), as
+    summable counts per prompt: {prompt text: counts}."""
+    jobs = [(text, seed) for text in prompts for seed in setting["seeds"]]
+    results = speculative_runs(models[TARGET], models[draft], [(prompts[text], seed) for text, seed in jobs],
+                               setting["n_new"], k)
+    out = {text: dict.fromkeys(COUNTS, 0) for text in prompts}
+    for (text, _), res in zip(jobs, results):
+        counts = out[text]
         counts["tokens"] += len(res["tokens"])
         counts["target_forwards"] += res["target_forwards"]
         counts["draft_forwards"] += res["draft_forwards"]
         counts["accepted"] += sum(r["accepted"] for r in res["rounds"])
         counts["tested"] += sum(len(r["u"]) for r in res["rounds"])
-    return counts
+    return out
 
 
 def accounting_row(models, draft, k, counts):
@@ -99,45 +105,59 @@ def _start_worker(models_dir, prompts, setting):
     _WORKER.update(models={name: m.double() for name, m in models.items()}, prompts=prompts, setting=setting)
 
 
-def _worker_counts(draft, k, text):
-    return accounting_counts(_WORKER["models"], _WORKER["prompts"][text], draft, k, _WORKER["setting"])
+def _worker_counts(draft, k):
+    return accounting_counts(_WORKER["models"], _WORKER["prompts"], draft, k, _WORKER["setting"])
 
 
 class AccountingRuns:
-    """The accounting table's runs, one job per (draft, k, prompt), started in worker processes (one per CPU
-    core, at most 2) as soon as it is made, longest first (largest k, then the larger draft) so that the last
-    jobs are short, while the main process computes the other stages. counts() waits for them; cancel()
-    abandons them after an error."""
+    """The accounting table's runs, one job per (draft, k), handed to a worker process as soon as this is made,
+    longest first (largest k, then the larger draft), while the main process computes the other stages. Then
+    counts() has the main process run the jobs no worker has started yet, shortest first, so that both
+    processes work to the end. Two processes in all (one worker) when there are two cores; with one core
+    (or workers=0) every job runs in counts(). cancel() abandons the jobs after an error."""
 
     def __init__(self, models_dir, models, prompts, bar, workers=None):
         self.models, self.prompts, self.bar = models, prompts, bar
-        self.jobs = sorted(((draft, k, text) for draft in DRAFTS for k in ACCOUNTING["ks"] for text in prompts),
+        self.runs_per_job = len(prompts) * len(ACCOUNTING["seeds"])
+        self.jobs = sorted(((draft, k) for draft in DRAFTS for k in ACCOUNTING["ks"]),
                            key=lambda job: (job[1], models[job[0]].num_params()), reverse=True)
-        workers = min(2, os.cpu_count() or 1) if workers is None else workers
+        cores = min(2, os.cpu_count() or 1)
+        workers = (cores - 1) if workers is None else workers
         self.pool, self.futures = None, {}
-        if workers > 1:
+        if workers > 0:
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                             initializer=_start_worker,
                                             initargs=(str(models_dir), prompts, dict(ACCOUNTING)))
             for job in self.jobs:
                 self.futures[job] = self.pool.submit(_worker_counts, *job)
-                self.futures[job].add_done_callback(lambda _: bar.update(len(ACCOUNTING["seeds"])))
+                self.futures[job].add_done_callback(self._done)
+
+    def _done(self, future):
+        if not future.cancelled():
+            self.bar.update(self.runs_per_job)
+
+    def _run_here(self, job):
+        counts = accounting_counts(self.models, self.prompts, *job)
+        self.bar.update(self.runs_per_job)
+        return counts
 
     def counts(self):
-        """{(draft, k, prompt): counts}: the workers' results, or (with one core) the runs done here and now."""
-        if self.pool is None:
-            out = {}
-            for draft, k, text in self.jobs:
-                out[(draft, k, text)] = accounting_counts(self.models, self.prompts[text], draft, k)
-                self.bar.update(len(ACCOUNTING["seeds"]))
-            return out
+        """{(draft, k, prompt): counts}: the jobs not started by a worker run here (shortest first), then the
+        workers' results are collected."""
+        done = {}
         try:
-            out = {job: future.result() for job, future in self.futures.items()}
+            for job in reversed(self.jobs):
+                if self.pool is not None and not self.futures[job].cancel():
+                    break  # a worker has this job, hence (longest first) every job before it
+                done[job] = self._run_here(job)
+            done.update({job: future.result() for job, future in self.futures.items() if job not in done})
         except BaseException:
             self.cancel()
             raise
-        self.pool.shutdown(wait=True)
-        return out
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+        return {(draft, k, text): counts for (draft, k), per_prompt in done.items()
+                for text, counts in per_prompt.items()}
 
     def cancel(self):
         """Stop the workers now (after an error elsewhere): a job left running would hold the exit for seconds."""

@@ -42,6 +42,40 @@ class KVCache:
         self.kv = [None if kv is None or n == 0 else (kv[0][:, :, :n], kv[1][:, :, :n]) for kv in self.kv]
 
 
+class RowsKVCache:
+    """The KV caches of B independent sequences (rows) of different lengths, for decoding them in one batch.
+
+    lengths[b] is how many leading positions of row b hold valid keys and values; the slots after it are
+    padding or rejected drafts, and GPT.forward_rows masks them out, so rolling a row back only lowers its
+    length. keep(rows) drops the rows that are done.
+    """
+
+    def __init__(self, n_layer, batch):
+        self.kv = [None] * n_layer
+        self.lengths = torch.zeros(batch, dtype=torch.long)
+
+    def write(self, layer, where, k, v, span):
+        """Put row b's new keys and values (B, heads, T, head size) at its positions where[b] (B, T); return
+        every row's keys and values over the first `span` positions."""
+        B, H, T, D = k.shape
+        if self.kv[layer] is None or self.kv[layer][0].shape[2] < span:  # grow (rarely: by a round's tokens)
+            grown = [k.new_zeros(B, H, span + 16, D) for _ in range(2)]
+            if self.kv[layer] is not None:
+                for new, old in zip(grown, self.kv[layer]):
+                    new[:, :, :old.shape[2]] = old
+            self.kv[layer] = tuple(grown)
+        rows = torch.arange(B)[:, None]
+        for stored, new in zip(self.kv[layer], (k, v)):
+            stored[rows, :, where] = new.transpose(1, 2)  # indexed by (row, position): (B, T, heads, head size)
+        return self.kv[layer][0][:, :, :span], self.kv[layer][1][:, :, :span]
+
+    def keep(self, rows):
+        """Keep only the given rows (a list of indices), in that order."""
+        index = torch.tensor(rows, dtype=torch.long)
+        self.kv = [None if kv is None else (kv[0][index], kv[1][index]) for kv in self.kv]
+        self.lengths = self.lengths[index]
+
+
 class SelfAttention(nn.Module):
     def __init__(self, cfg, dropout):
         super().__init__()
@@ -132,15 +166,35 @@ class GPT(nn.Module):
         tensors in the same order, hence the same logits bit for bit, without the per-module call overhead, the
         dropout calls (no-ops in eval) and the attention mask (one query attends to every cached key anyway).
         Decoding runs this once per drafted token, so its overhead is most of a small draft's forward."""
-        emb, pos, final, final_eps, layers = self._step_tensors()
+        emb, pos = self.tok_emb.weight, self.pos_emb.weight
         x = F.embedding(idx, emb) + F.embedding(torch.arange(past, past + 1, device=idx.device), pos)
+        return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(q, *cache.extend(i, k, v)))
+
+    def forward_rows(self, idx, cache):
+        """Many sequences at once, each after its own cached prefix (eval mode). Row b of idx (B, T) holds that
+        sequence's next tokens, padded at the end; its token i sits at position cache.lengths[b] + i (its own
+        learned position) and attends to its row's positions up to that one, nothing else. Returns the logits
+        (B, T, vocab); those at padding mean nothing. The caller advances cache.lengths by what each row fed."""
+        T = idx.shape[1]
+        where = cache.lengths[:, None] + torch.arange(T)  # (B, T): each token's position in its own sequence
+        span = int(where.max()) + 1
+        mask = (torch.arange(span) <= where[:, :, None])[:, None]  # (B, 1, T, span): causal, per row
+        past_end = where >= self.cfg.block_size  # only padding can sit there; its outputs are never read
+        x = F.embedding(idx, self.tok_emb.weight) + F.embedding(where.masked_fill(past_end, 0), self.pos_emb.weight)
+        return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(
+            q, *cache.write(i, where, k, v, span), attn_mask=mask))
+
+    def _lean_blocks(self, x, attend):
+        """The blocks, final norm and output embedding on embedded tokens x, in eval mode, as plain tensor
+        operations (the modules' own, in their order); attend(layer, q, k, v) caches the new keys and values and
+        returns the attention output."""
+        emb, final, final_eps, layers = self._step_tensors()
         B, T, C = x.shape
         for i, (ln1, eps1, qkv, n_head, proj, ln2, eps2, up, down) in enumerate(layers):
             h = torch.layer_norm(x, (C,), ln1, None, eps1)
             q, k, v = F.linear(h, qkv).split(C, dim=2)
             q, k, v = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q, k, v))
-            k, v = cache.extend(i, k, v)
-            y = F.scaled_dot_product_attention(q, k, v)
+            y = attend(i, q, k, v)
             x = x + F.linear(y.transpose(1, 2).reshape(B, T, C), proj)
             h = torch.layer_norm(x, (C,), ln2, None, eps2)
             x = x + F.linear(F.gelu(F.linear(h, up)), down)
@@ -148,12 +202,12 @@ class GPT(nn.Module):
         return x @ emb.T
 
     def _step_tensors(self):
-        """What _cached_step reads, gathered once (a module attribute lookup costs as much as a small op).
+        """What _lean_blocks reads, gathered once (a module attribute lookup costs as much as a small op).
         The parameters are held by reference, so conversions like .double() that replace their data show."""
         tensors = self.__dict__.get("_step_cache")
         if tensors is None or tensors[0] is not self.tok_emb.weight:
             layers = tuple((b.ln1.weight, b.ln1.eps, b.attn.qkv.weight, b.attn.n_head, b.attn.proj.weight,
                             b.ln2.weight, b.ln2.eps, b.mlp.up.weight, b.mlp.down.weight) for b in self.blocks)
-            tensors = (self.tok_emb.weight, self.pos_emb.weight, self.ln_f.weight, self.ln_f.eps, layers)
+            tensors = (self.tok_emb.weight, self.ln_f.weight, self.ln_f.eps, layers)
             self.__dict__["_step_cache"] = tensors
         return tensors

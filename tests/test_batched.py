@@ -1,0 +1,76 @@
+"""The accounting's batched runs (generator/data/batched.py) against the one-run loop (speculative_run).
+
+The batched forwards may round differently in the last bits of float64; a decision flips only if a uniform
+lands within ~1e-15 of a threshold, so the runs must come out identical. If one ever does not, the test says
+how many runs diverged and where.
+"""
+import pytest
+
+from generator.data.batched import speculative_runs
+from generator.data.runs import accounting_counts
+from generator.data.shared_sampler import sampler
+from generator.data.speculative import speculative_run
+
+PROMPTS = ("孔明曰：「", "卻說曹操", "次日，")
+SEEDS = (1, 2)
+N_NEW = 24
+
+
+@pytest.fixture(scope="module")
+def family():
+    from generator.models.checkpoint import load_family
+    from tests.conftest import MODELS
+    tok, models = load_family(MODELS)
+    return tok, {name: m.double() for name, m in models.items()}
+
+
+def decisions(res):
+    return [(r["draft"], r["draw_u"], r["u"], r["accepted"], r["kind"], r["final_u"], r["token"])
+            for r in res["rounds"]]
+
+
+@pytest.mark.parametrize("draft, k", [("c1_dim64", 1), ("c1_dim64", 4), ("c1_dim128", 3), ("c1_dim128", 8)])
+def test_batched_runs_give_the_unbatched_runs_token_for_token(family, draft, k):
+    tok, models = family
+    jobs = [(tok.encode(text).ids, seed) for text in PROMPTS for seed in SEEDS]
+    together = speculative_runs(models["ref_baseline"], models[draft], jobs, N_NEW, k)
+    diverged = []
+    for (ids, seed), many in zip(jobs, together):
+        one = speculative_run(models["ref_baseline"], models[draft], ids, N_NEW, k, seed=seed)
+        if one["tokens"] != many["tokens"] or decisions(one) != decisions(many):
+            at = next((i for i, (a, b) in enumerate(zip(one["tokens"], many["tokens"])) if a != b), None)
+            diverged.append(f"prompt {ids}, seed {seed}: first different token at {at}")
+            continue
+        assert (one["target_forwards"], one["draft_forwards"]) == (many["target_forwards"], many["draft_forwards"])
+        for a, b in zip(one["rounds"], many["rounds"]):  # the probabilities agree to float64 rounding
+            for x, y in zip(a["p"] + a["q"] + a["accept_prob"], b["p"] + b["q"] + b["accept_prob"]):
+                assert x == pytest.approx(y, rel=1e-9, abs=1e-300)
+    assert not diverged, f"{len(diverged)} of {len(jobs)} batched runs diverged from speculative_run:\n" + \
+        "\n".join(diverged)
+
+
+def test_accounting_counts_per_prompt_are_the_unbatched_runs_counts(family):
+    tok, models = family
+    prompts = {text: tok.encode(text).ids for text in PROMPTS}
+    setting = {"seeds": SEEDS, "n_new": N_NEW}
+    counts = accounting_counts(models, prompts, "c1_dim64", 2, setting)
+    for text, ids in prompts.items():
+        runs = [speculative_run(models["ref_baseline"], models["c1_dim64"], ids, N_NEW, 2, seed=s) for s in SEEDS]
+        assert counts[text] == {
+            "tokens": sum(len(r["tokens"]) for r in runs),
+            "target_forwards": sum(r["target_forwards"] for r in runs),
+            "draft_forwards": sum(r["draft_forwards"] for r in runs),
+            "accepted": sum(x["accepted"] for r in runs for x in r["rounds"]),
+            "tested": sum(len(x["u"]) for r in runs for x in r["rounds"])}
+
+
+def test_every_batched_decision_is_the_samplers(family, monkeypatch):
+    """The batched loop decides nothing itself: with the sampler's primitives replaced, its runs follow them."""
+    tok, models = family
+    jobs = [(tok.encode(text).ids, seed) for text in PROMPTS[:2] for seed in SEEDS]
+    monkeypatch.setattr(sampler, "draw", lambda row, u: 0)
+    monkeypatch.setattr(sampler, "verify", lambda p_rows, q_rows, drafted, rng: dict(
+        p=[], q=[], accept_prob=[], u=[], accepted=len(drafted) - 1, kind="resampled", token=1,
+        final_u=rng.random()))
+    for res in speculative_runs(models["ref_baseline"], models["c1_dim64"], jobs, 7, 3):
+        assert res["tokens"] == [0, 0, 1, 0, 0, 1, 0, 0, 1] and all(r["draft"] == [0, 0, 0] for r in res["rounds"])
