@@ -39,8 +39,9 @@ MODEL_KEYS = ("role", "parameters", "width", "layers", "heads", "context", "voca
 ROW_KEYS = ("k", "tokens_per_target_forward", "acceptance_rate", "formula", "speedup", "measured_speedup",
             "tokens", "target_forwards", "draft_forwards", "positions_tested")
 ROUND_KEYS = ("draft", "p", "q", "accept_prob", "u", "accepted", "kind", "token", "yield")
-PER_DRAFT = ("q", "alpha", "sum_pq", "tv_resample_p_closed_form", "resample_p_deficit")
+PER_DRAFT = ("q", "alpha", "sum_pq", "tv_resample_p_closed_form", "resample_p_deficit", "columns")
 DEFICIT_KEYS = ("token", "p", "q", "output")
+COLUMN_PARTS = ("p", "q", "overlap", "residual", "excess")
 OFFLINE_SCHEMES = ("correct", "resample_p", "direct")
 OFFLINE_KEYS = ("tv", "acceptance_rate", "seed", "n")
 SPREAD_KEYS = ("min", "max", "mean", "positions", "values")
@@ -147,9 +148,19 @@ def check_distributions(data, path, drafts):
             if len(entry["q"][draft]) != vocab:
                 raise InputError(path, f"{where}.q.{draft}", f"has {len(entry['q'][draft])} entries, not {vocab}")
             require(entry["resample_p_deficit"][draft], DEFICIT_KEYS, path, f"{where}.resample_p_deficit.{draft}")
+            check_columns(entry["columns"][draft], data["constants"]["top_n"], path, f"{where}.columns.{draft}")
             for scheme in OFFLINE_SCHEMES:
                 result = data["offline"]["results"].get(prefix, {}).get(draft, {}).get(scheme)
                 require(result, OFFLINE_KEYS, path, f"offline.results[{prefix}].{draft}.{scheme}")
+
+
+def check_columns(columns, top_n, path, where):
+    """E2's stacked picture: top_n shown tokens with every part, and the rest summed."""
+    require(columns, ("tokens", "rest") + COLUMN_PARTS, path, where)
+    require(columns["rest"], ("count",) + COLUMN_PARTS, path, f"{where}.rest")
+    for key in ("tokens",) + COLUMN_PARTS:
+        if not isinstance(columns[key], list) or len(columns[key]) != top_n:
+            raise InputError(path, f"{where}.{key}", f"must list the {top_n} shown tokens (constants.top_n)")
 
 
 def check_runs(data, path, drafts):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
+from generator.data.precompute import stacked_columns
 from generator.pages import figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,12 +31,30 @@ def small_pair():
     return p, q
 
 
+def split(p, q, top_n=3):
+    """The stacked picture's columns as the generator writes them."""
+    return stacked_columns(p, q, top_n)
+
+
+def test_the_generator_splits_p_and_q_through_the_sampler_into_columns_that_add_up():
+    p, q = [0.4, 0.3, 0.2, 0.1, 0.0], [0.1, 0.2, 0.3, 0.0, 0.4]
+    columns = split(p, q, top_n=3)
+    assert columns["tokens"] == [0, 4, 1]  # largest max(p, q) first, ties by id
+    assert columns["overlap"] == [0.1, 0.0, 0.2] and columns["residual"] == pytest.approx([0.3, 0.0, 0.1])
+    assert columns["excess"] == [0.0, 0.4, 0.0] and columns["rest"]["count"] == 2
+    for part, whole in (("residual", "p"), ("excess", "q")):
+        for j in range(3):
+            assert columns["overlap"][j] + columns[part][j] == pytest.approx(columns[whole][j])
+        assert columns["rest"]["overlap"] + columns["rest"][part] == pytest.approx(columns["rest"][whole])
+    assert columns["rest"]["p"] == pytest.approx(0.3) and columns["rest"]["q"] == pytest.approx(0.3)
+
+
 def test_a_batch_comes_back_in_order_and_the_same_request_gives_the_same_bytes():
     p, q = small_pair()
     labels = ["甲", "乙", "丙", "丁"]
-    batch = [figures.request("stacked", p=p, q=q, labels=labels, n=2, id="s", prefix="前", draft="d"),
+    batch = [figures.request("stacked", columns=split(p, q), labels=labels, n=2, id="s", prefix="前", draft="d"),
              figures.request("tensor", V=8, k=3, mask=[True, False, None], id="t", scale="small"),
-             figures.request("stacked", p=p, q=q, labels=labels, n=2, id="s", prefix="前", draft="d")]
+             figures.request("stacked", columns=split(p, q), labels=labels, n=2, id="s", prefix="前", draft="d")]
     first, tensor, again = figures.render(batch)
     assert first.startswith('<svg class="c13-svg" id="s"') and tensor.startswith('<svg class="c13-svg" id="t"')
     assert first == again
@@ -48,8 +67,8 @@ def test_token_labels_are_escaped_in_every_figure_that_shows_them():
     p, q = small_pair()
     labels = [HOSTILE] * 4
     drawn = figures.render([
-        figures.request("stacked", p=p, q=q, labels=labels, n=3, id="s", prefix=HOSTILE, draft="d"),
-        figures.request("histogram", p=p, q=q, labels=labels, n=3, counts=[5, 3, 1, 1], total=10, id="h", title=HOSTILE),
+        figures.request("stacked", columns=split(p, q), labels=labels, n=3, id="s", prefix=HOSTILE, draft="d"),
+        figures.request("histogram", columns=split(p, q), labels=labels, n=3, counts=[5, 3, 1, 1], total=10, id="h", title=HOSTILE),
         figures.request("replay_table", replay=tiny_replay(labels), labels=labels),
         figures.request("replay_text", replay=tiny_replay(labels), labels=labels)])
     for markup in drawn:

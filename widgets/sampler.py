@@ -62,9 +62,17 @@ def check_distribution(dist, name, length=None):
     return [v / total for v in dist], total
 
 
+def overlap(p, q):
+    """min(p, q) token by token: the mass a drafted token is kept with (it sums to alpha).
+    >>> overlap([0.5, 0.25, 0.25], [0.25, 0.5, 0.25])
+    [0.25, 0.25, 0.25]
+    """
+    return list(map(min, p, q))
+
+
 def alpha(p, q):
     """Acceptance rate of the min rule: sum of min(p, q), clamped to <= 1."""
-    return min(1.0, math.fsum(map(min, p, q)))
+    return min(1.0, math.fsum(overlap(p, q)))
 
 
 def sum_pq(p, q):
@@ -231,13 +239,6 @@ class Pair:
         }
 
 
-# the two definitions shared by one_round, run and output_distribution
-
-def accept_prob(pair, scheme, x):
-    """Probability that the drafted token x is accepted under scheme."""
-    return pair.accept[scheme][x]
-
-
 def reject_table(pair, scheme):
     """The table the output is drawn from after a rejection (min-rule schemes)."""
     return pair.r_table if scheme == "correct" else pair.p_table
@@ -261,7 +262,7 @@ def one_round(pair, rng, scheme):
     _check_scheme(scheme)
     x = _draw(pair.q_table, rng.random())
     rec = dict(scheme=scheme, x=x, p_x=pair.p[x], q_x=pair.q[x],
-               accept_prob=accept_prob(pair, scheme, x), u=None, y=None, resampled=None)
+               accept_prob=pair.accept[scheme][x], u=None, y=None, resampled=None)
     if scheme == "naive":
         y = _draw(pair.p_table, rng.random())
         rec.update(y=y, accepted=(x == y), token=y)
@@ -331,7 +332,7 @@ def output_distribution(pair, scheme):
     if scheme == "naive":  # y ~ p whatever x was
         q_mass = math.fsum(q)
         return [q_mass * v for v in _table_probs(pair.p_table, size)]
-    acc = [accept_prob(pair, scheme, x) for x in range(size)]
+    acc = pair.accept[scheme]
     out = [qx * a for qx, a in zip(q, acc)]
     reject_mass = math.fsum(qx * (1.0 - a) for qx, a in zip(q, acc) if qx > 0)
     if reject_mass > 0:

@@ -5,6 +5,7 @@ precomputed/papers.json and widgets/sampler.py. Output: precomputed/c13.json —
 inputs give the same bytes; no dates, no timings), written atomically, with the sha256 of every input.
 Models run in float64 so that the figures do not depend on which CPU kernels are picked.
 """
+import math
 import time
 from pathlib import Path
 
@@ -55,7 +56,8 @@ def prefix_distributions(models, prompts):
     out = {}
     for text in PREFIXES:
         p = stored_dist(distributions(models[TARGET], prompts[text])[-1])
-        entry = {"p": p, "q": {}, "alpha": {}, "sum_pq": {}, "tv_resample_p_closed_form": {}, "resample_p_deficit": {}}
+        entry = {"p": p, "q": {}, "alpha": {}, "sum_pq": {}, "tv_resample_p_closed_form": {}, "resample_p_deficit": {},
+                 "columns": {}}
         for draft in DRAFTS:
             q = stored_dist(distributions(models[draft], prompts[text])[-1])
             pair = sampler.Pair(p, q)
@@ -64,6 +66,7 @@ def prefix_distributions(models, prompts):
             entry["sum_pq"][draft] = pair.sum_pq
             entry["tv_resample_p_closed_form"][draft] = sampler.resample_p_tv(pair.p, pair.q)
             entry["resample_p_deficit"][draft] = resample_p_deficit(pair)
+            entry["columns"][draft] = stacked_columns(p, q, DISPLAY["top_n"])
         out[text] = entry
     return out
 
@@ -73,6 +76,18 @@ def resample_p_deficit(pair):
     wrong = sampler.output_distribution(pair, "resample_p")
     i = max(range(len(wrong)), key=lambda j: (pair.p[j] - wrong[j], -j))
     return {"token": i, "p": pair.p[i], "q": pair.q[i], "output": wrong[i]}
+
+
+def stacked_columns(p, q, top_n):
+    """E2's stacked picture by token, split by the sampler: the top_n tokens by max(p, q) (ties by id), each with
+    p, q, the overlap min(p, q) that is kept, the residual (p − q)⁺ and the excess (q − p)⁺; the rest summed."""
+    parts = {"p": p, "q": q, "overlap": sampler.overlap(p, q), "residual": sampler.residual(p, q),
+             "excess": sampler.residual(q, p)}
+    order = sorted(range(len(p)), key=lambda i: (-max(p[i], q[i]), i))
+    shown, rest = order[:top_n], order[top_n:]
+    columns = {name: [values[i] for i in shown] for name, values in parts.items()}
+    columns["rest"] = {name: math.fsum(values[i] for i in rest) for name, values in parts.items()}
+    return dict(columns, tokens=shown, rest=dict(columns["rest"], count=len(rest)))
 
 
 def offline_checks(dists, bar):

@@ -128,11 +128,12 @@ def figure_requests(ctx):
     for prefix in ctx["prefixes"]:
         entry = ctx["distributions"][prefix]
         for draft in ctx["drafts"]:
+            columns = entry["columns"][draft]
             out.append((("stacked", prefix, draft), figures.request(
-                "stacked", p=entry["p"], q=entry["q"][draft], labels=labels, n=n,
-                id=stacked_id(ctx, prefix, draft), prefix=prefix, draft=draft)))
+                "stacked", columns=columns, labels=labels, n=n, id=stacked_id(ctx, prefix, draft),
+                prefix=prefix, draft=draft)))
             out.append((("stacked_rows", prefix, draft), figures.request(
-                "stacked_rows", p=entry["p"], q=entry["q"][draft], labels=labels, n=n)))
+                "stacked_rows", columns=columns, labels=labels, n=n)))
     for scale, vocab in (("real", ctx["anchor"]["vocab_size"]), ("small", ctx["small_vocab"])):
         out.append((("tensor", scale), figures.request("tensor", V=vocab, k=k, mask=ctx["mask"],
                                                        id=f"e3-{scale}", scale=scale)))

@@ -47,7 +47,7 @@ def widget_data(data, ctx):
         dists[prefix] = {"p": pack(e["p"]), "q": {d: pack(e["q"][d]) for d in ctx["drafts"]},
                          "alpha": e["alpha"], "sum_pq": e["sum_pq"],
                          "tv_resample_p_closed_form": e["tv_resample_p_closed_form"],
-                         "resample_p_deficit": e["resample_p_deficit"]}
+                         "resample_p_deficit": e["resample_p_deficit"], "columns": e["columns"]}
     return {
         "schema_version": data["schema_version"],
         "encoding": "distributions: value = m × 10^-e, written as the digits of m then one letter for e "

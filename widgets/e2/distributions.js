@@ -1,7 +1,7 @@
 // E2's view of the embedded distributions: p and q of a prefix and a draft decoded once (with the JSON the
 // Python worker receives), their α, Σ p·q, the closed-form TV of resample-from-p, the offline checks, the token
-// that resample-from-p under-produces most (computed by the generator with sampler.py), and the expected TV of
-// direct sampling (the noise floor) for each run size asked for.
+// that resample-from-p under-produces most and the stacked picture's split of p and q (both computed by the
+// generator with sampler.py), and the expected TV of direct sampling (the noise floor) for each run size asked for.
 import { expectedNoiseTV, unpack } from "../c13-util.js";
 
 export function distributionStore(data) {
@@ -20,7 +20,7 @@ export function distributionStore(data) {
       cache.set(key, {
         key, prefix, draft, p, q, pJSON: JSON.stringify(p), qJSON: JSON.stringify(q),
         alpha: entry.alpha[draft], sumPQ: entry.sum_pq[draft], closedTV: entry.tv_resample_p_closed_form[draft],
-        deficit: entry.resample_p_deficit[draft], offline: data.offline.results[prefix][draft], noiseBySize: new Map(),
+        deficit: entry.resample_p_deficit[draft], columns: entry.columns[draft], offline: data.offline.results[prefix][draft], noiseBySize: new Map(),
       });
     }
     return cache.get(key);

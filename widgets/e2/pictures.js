@@ -1,7 +1,7 @@
 // E2's pictures: the stacked p/q picture and a run's output histogram, both drawn by
 // widgets/figures/stacked.mjs (the stacked one is the build-time figure's function), and the table of tab ②.
 import { el, fill, fromMarkup, num, prob, pct, tok, uid } from "../c13-util.js";
-import { outputHistogram, stackedPicture, topTokens } from "../figures/stacked.mjs";
+import { outputHistogram, stackedColumns, stackedPicture } from "../figures/stacked.mjs";
 
 const NARROW_WIDTH = 560;   // below this width (px) the picture shows fewer tokens one by one
 const NARROW_TOP_N = 7;
@@ -26,7 +26,7 @@ function htmlLegend() {
 /** The stacked picture into `figure`: marked = the last drafted token (or null), highlight = a part or null. */
 export function drawStacked(figure, { dist, labels, n, topN, marked, highlight, target }) {
   const wide = n === topN;
-  const svg = fromMarkup(stackedPicture({ p: dist.p, q: dist.q, labels, n, id: uid("e2-stack"), prefix: dist.prefix,
+  const svg = fromMarkup(stackedPicture({ columns: dist.columns, labels, n, id: uid("e2-stack"), prefix: dist.prefix,
     draft: dist.draft, marked, legend: wide }));
   if (highlight) svg.dataset.hl = highlight;
   figure.dataset.columns = String(n);
@@ -37,16 +37,16 @@ export function drawStacked(figure, { dist, labels, n, topN, marked, highlight, 
 
 /** A run's histogram into `figure`, over the same columns as the picture above it. */
 export function drawHistogram(figure, { dist, labels, n, counts, total, title }) {
-  fill(figure, fromMarkup(outputHistogram({ p: dist.p, q: dist.q, labels, n, counts, total, id: uid("e2-hist"), title })),
+  fill(figure, fromMarkup(outputHistogram({ columns: dist.columns, labels, n, counts, total, id: uid("e2-hist"), title })),
     el("figcaption", { text: "实心柱 = 这次运行里各 token 的输出比例；虚线框 = p。柱子落在框上，输出就是 p。" }));
 }
 
 /** Tab ②: what each scheme keeps of the top tokens, and the sums over the whole vocabulary. */
 export function drawFailTable(tableBox, textBox, dist, labels) {
   const body = el("tbody");
-  for (const id of topTokens(dist.p, dist.q, FAIL_TABLE_ROWS)) {
-    body.append(el("tr", null, el("td", null, tok(labels, id)), el("td", { text: prob(dist.p[id] * dist.q[id]) }),
-      el("td", { text: prob(Math.min(dist.p[id], dist.q[id])) })));
+  for (const column of stackedColumns(dist.columns, FAIL_TABLE_ROWS).slice(0, -1)) {
+    body.append(el("tr", null, el("td", null, tok(labels, column.id)), el("td", { text: prob(column.p * column.q) }),
+      el("td", { text: prob(column.overlap) })));
   }
   body.append(el("tr", { class: "c13-sum" }, el("th", { scope: "row", text: `全部 ${num(dist.p.length)} 个 token 之和` }),
     el("td", { text: `Σ p·q = ${prob(dist.sumPQ)}` }), el("td", { text: `α = ${prob(dist.alpha)}` })));

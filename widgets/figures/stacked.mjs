@@ -11,29 +11,21 @@ const STACKED_DESC = "每一列是一个 token：绿色是 min(p, q)，条纹蓝
   "虚线框的高度是 p。";
 const HISTOGRAM_DESC = "每一列是一个 token：实心柱是这次运行里输出它的比例，虚线框是目标分布 p 给它的概率。";
 
-/** The n tokens shown one by one: largest max(p, q) first, ties by id. */
-export function topTokens(p, q, n) {
-  const order = p.map((_, i) => i);
-  order.sort((a, b) => Math.max(p[b], q[b]) - Math.max(p[a], q[a]) || a - b);
-  return order.slice(0, n);
-}
+const PARTS = ["p", "q", "overlap", "residual", "excess"];
 
-/** One entry per shown token, then the folded rest: p, q and the three parts of each. */
-export function stackedColumns(p, q, n) {
-  const ids = topTokens(p, q, n);
-  const shown = new Set(ids);
-  const rest = { id: null, p: 0, q: 0, min: 0, resid: 0, excess: 0, count: p.length - ids.length };
-  for (let i = 0; i < p.length; i++) {
-    if (shown.has(i)) continue;
-    rest.p += p[i];
-    rest.q += q[i];
-    rest.min += Math.min(p[i], q[i]);
-    rest.resid += Math.max(0, p[i] - q[i]);
-    rest.excess += Math.max(0, q[i] - p[i]);
+/** The picture's columns from the generator's split of p and q (stacked_columns in generator/data/precompute.py,
+ * made with sampler.py's overlap and residual): the first n shown tokens one by one, the ones after them added
+ * into the folded rest. */
+export function stackedColumns(columns, n) {
+  const shownCount = Math.min(n, columns.tokens.length);
+  const shown = Array.from({ length: shownCount }, (_, j) =>
+    Object.fromEntries([["id", columns.tokens[j]], ...PARTS.map((part) => [part, columns[part][j]])]));
+  const rest = { id: null, count: columns.rest.count + columns.tokens.length - shownCount };
+  for (const part of PARTS) {
+    rest[part] = columns.rest[part];
+    for (let j = shownCount; j < columns.tokens.length; j++) rest[part] += columns[part][j];
   }
-  const columns = ids.map((i) => ({ id: i, p: p[i], q: q[i], min: Math.min(p[i], q[i]),
-    resid: Math.max(0, p[i] - q[i]), excess: Math.max(0, q[i] - p[i]) }));
-  return [...columns, rest];
+  return [...shown, rest];
 }
 
 /** The frame: axis with round percentages, a label and two lines of figures under each column. */
@@ -91,9 +83,9 @@ function stackedColumn(column, j, frame, { id, marked, labels }) {
   const tallest = Math.max(column.p, column.q) * frame.scale;
   const clipped = tallest > PLOT_HEIGHT;
   const shrink = clipped ? (PLOT_HEIGHT - 6) / tallest : 1;
-  const [shared, resid, excess] = [column.min, column.resid, column.excess].map((v) => v * frame.scale * shrink);
+  const [shared, resid, excess] = [column.overlap, column.residual, column.excess].map((v) => v * frame.scale * shrink);
   const isMarked = column.id !== null && column.id === marked;
-  const tip = `${columnName(column, labels)}：p = ${prob(column.p)}，q = ${prob(column.q)}，min(p, q) = ${prob(column.min)}`;
+  const tip = `${columnName(column, labels)}：p = ${prob(column.p)}，q = ${prob(column.q)}，min(p, q) = ${prob(column.overlap)}`;
   const parts = [`<g${attrs({ class: isMarked ? "c13-col c13-col-x" : "c13-col", "data-token": column.id ?? "rest" })}>`,
     `<title>${escapeHtml(tip)}</title>`, rect(x, frame.base - shared, bar, shared, "c13-shared")];
   if (resid > 0) parts.push(rect(x, frame.base - shared - resid, bar, resid, "c13-resid-bar", { fill: `url(#${id}-resid)` }));
@@ -114,10 +106,10 @@ export function stackedTitle(prefix, draft, n) {
   return `前缀「${prefix}」处目标 p 与 ${draft} 的 q 叠放：前 ${n} 个 token 加其余折叠`;
 }
 
-/** The stacked picture. args: {p, q, labels, n, id, prefix, draft, marked (a token id or null), legend (drawn
+/** The stacked picture. args: {columns (the generator's split), labels, n, id, prefix, draft, marked (a token id or null), legend (drawn
  * inside the picture, on by default; a narrow live picture shows it in HTML instead, where it can wrap)}. */
-export function stackedPicture({ p, q, labels, n, id, prefix, draft, marked = null, legend = true }) {
-  const columns = stackedColumns(p, q, n);
+export function stackedPicture({ columns: split, labels, n, id, prefix, draft, marked = null, legend = true }) {
+  const columns = stackedColumns(split, n);
   const ymax = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.q))) || 1;
   const frame = columnFrame({ columns, ymax, top: legend ? 70 : 22, labels,
     lines: (c) => [`p ${prob(c.p)}`, `q ${prob(c.q)}`] });
@@ -126,9 +118,9 @@ export function stackedPicture({ p, q, labels, n, id, prefix, draft, marked = nu
   return svg(id, frame.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC);
 }
 
-/** A run's outputs against p over the same columns. args: {p, q, labels, n, counts, total, id, title}. */
-export function outputHistogram({ p, q, labels, n, counts, total, id, title }) {
-  const columns = stackedColumns(p, q, n);
+/** A run's outputs against p over the same columns. args: {columns, labels, n, counts, total, id, title}. */
+export function outputHistogram({ columns: split, labels, n, counts, total, id, title }) {
+  const columns = stackedColumns(split, n);
   let restCount = total;
   for (const column of columns.slice(0, -1)) {
     column.share = counts[column.id] / total;
@@ -157,9 +149,9 @@ export function outputHistogram({ p, q, labels, n, counts, total, id, title }) {
 
 
 /** The numbers behind the stacked picture: one table row per shown token (the picture's order), as <tbody>.
- * args: {p, q, labels, n}. Columns: token, p, q, min(p, q), p − q where p is larger, q − p where q is larger. */
-export function stackedRows({ p, q, labels, n }) {
-  const rows = stackedColumns(p, q, n).slice(0, -1).map((c) => `<tr><td>${tokenSpan(labels, c.id)}</td>` +
-    [c.p, c.q, c.min, c.resid, c.excess].map((v) => `<td>${prob(v)}</td>`).join("") + "</tr>");
+ * args: {columns, labels, n}. Columns: token, p, q, min(p, q), p − q where p is larger, q − p where q is larger. */
+export function stackedRows({ columns, labels, n }) {
+  const rows = stackedColumns(columns, n).slice(0, -1).map((c) => `<tr><td>${tokenSpan(labels, c.id)}</td>` +
+    [c.p, c.q, c.overlap, c.residual, c.excess].map((v) => `<td>${prob(v)}</td>`).join("") + "</tr>");
   return `<tbody>${rows.join("")}</tbody>`;
 }
