@@ -27,7 +27,8 @@ REQUIRED = [
     "replay.draft", "replay.k", "replay.n_new", "replay.prompt", "replay.prompt_tokens", "replay.rounds",
     "replay.tokens", "replay.target_forwards", "replay.draft_forwards",
     "accounting.prompts", "accounting.seeds", "accounting.n_new", "accounting.drafts",
-    "alpha_spread.positions_per_prompt", "alpha_spread.drafts",
+    "accounting.alpha_definition", "accounting.interval",
+    "alpha_spread.positions_per_prompt", "alpha_spread.drafts", "alpha_spread.prompts", "alpha_spread.tokens",
     "anchor.model", "anchor.hardware", "anchor.vocab_size", "anchor.compute_ms_per_token",
     "anchor.weight_read_ms_per_token", "anchor.positions_verified", "anchor.compute_ms_for_positions",
     "anchor.bytes_read_per_token", "anchor.params_read_per_token", "anchor.flops_per_position",
@@ -36,8 +37,12 @@ REQUIRED = [
 ]
 MODEL_KEYS = ("role", "parameters", "width", "layers", "heads", "context", "vocab_size", "ratio_to_target",
               "target_over_this", "heldout_loss", "train_loss", "sha256", "bytes_float32")
-ROW_KEYS = ("k", "tokens_per_target_forward", "acceptance_rate", "formula", "speedup", "measured_speedup",
-            "tokens", "target_forwards", "draft_forwards", "positions_tested")
+ROW_KEYS = ("k", "tokens_per_target_forward", "acceptance_rate", "alpha_low", "alpha_high", "formula", "speedup",
+            "measured_speedup", "tokens", "target_forwards", "draft_forwards", "accepted", "positions_tested")
+# per draft: c, one α for the formula (pooled over every k) with its interval, the range of the per-k rates, the
+# best k by the formula with that α (the one the page names everywhere) and the highest measured row
+DRAFT_KEYS = ("c", "alpha", "alpha_low", "alpha_high", "accepted", "positions_tested", "alpha_k_min", "alpha_k_max",
+              "best_k", "best_speedup", "measured_best_k", "measured_best_speedup", "rows")
 ROUND_KEYS = ("draft", "p", "q", "accept_prob", "u", "accepted", "kind", "token", "yield")
 PER_DRAFT = ("q", "alpha", "sum_pq", "tv_resample_p_closed_form", "resample_p_deficit", "columns")
 DEFICIT_KEYS = ("token", "p", "q", "output")
@@ -173,13 +178,26 @@ def check_runs(data, path, drafts):
                                             f"{data['constants']['greedy_ks']}")
     for draft in drafts:
         entry = data["accounting"]["drafts"].get(draft)
-        require(entry, ("c", "best_k", "best_speedup", "rows"), path, f"accounting.drafts.{draft}")
+        require(entry, DRAFT_KEYS, path, f"accounting.drafts.{draft}")
         for j, row in enumerate(entry["rows"]):
             require(row, ROW_KEYS, path, f"accounting.drafts.{draft}.rows[{j}]")
         if [row["k"] for row in entry["rows"]] != data["constants"]["ks"]:
             raise InputError(path, f"accounting.drafts.{draft}.rows", f"has k = {[row['k'] for row in entry['rows']]}; "
                                                                       f"constants.ks is {data['constants']['ks']}")
         require(data["alpha_spread"]["drafts"].get(draft), SPREAD_KEYS, path, f"alpha_spread.drafts.{draft}")
+    check_spread(data["alpha_spread"], path, drafts)
+
+
+def check_spread(spread, path, drafts):
+    """α per position: one token per position, positions_per_prompt of them after each prompt, for every draft."""
+    expected = len(spread["prompts"]) * spread["positions_per_prompt"]
+    if len(spread["tokens"]) != expected:
+        raise InputError(path, "alpha_spread.tokens", f"has {len(spread['tokens'])} tokens; {len(spread['prompts'])} "
+                                                      f"prompts × {spread['positions_per_prompt']} = {expected}")
+    for draft in drafts:
+        if len(spread["drafts"][draft]["values"]) != expected:
+            raise InputError(path, f"alpha_spread.drafts.{draft}.values", f"must hold {expected} values, one per "
+                                                                           "position of alpha_spread.tokens")
 
 
 def validate(data, path):
@@ -225,6 +243,16 @@ def load_papers(path):
     """precomputed/papers.json, checked: {"entries": [...]}."""
     data = read_json(path, "the papers' figures")
     check_paper_entries(data.get("entries"), path, "entries")
+    # the page is Chinese: each English text the page shows has its Chinese beside it (the English stays
+    # as the source words it); the original titles (`work`) are shown as they are
+    for i, entry in enumerate(data["entries"]):
+        wanted = [(entry, f"entries[{i}]", "setting")] + ([(entry, f"entries[{i}]", "also")] if "also" in entry else [])
+        wanted += [(fig, f"entries[{i}].figures[{j}]", key) for j, fig in enumerate(entry["figures"])
+                   for key in ("what", "where")]
+        for owner, where, key in wanted:
+            text = owner.get(f"{key}_zh")
+            if not isinstance(text, str) or not text.strip():
+                raise InputError(path, f"{where}.{key}_zh", f"needs the Chinese of {key} {owner.get(key)!r}")
     return data
 
 

@@ -1,7 +1,9 @@
 """The figure modules (widgets/figures/*.mjs) as the build runs them: generator/pages/figures.py sends requests to
 generator/pages/render_figures.mjs in one Node process. Labels come from the corpus and are always escaped; the
 same request gives the same bytes; a bad request stops the build with the figure named."""
+import html
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -56,11 +58,40 @@ def test_a_batch_comes_back_in_order_and_the_same_request_gives_the_same_bytes()
              figures.request("tensor", V=8, k=3, mask=[True, False, None], id="t", scale="small"),
              figures.request("stacked", columns=split(p, q), labels=labels, n=2, id="s", prefix="前", draft="d")]
     first, tensor, again = figures.render(batch)
-    assert first.startswith('<svg class="c13-svg" id="s"') and tensor.startswith('<svg class="c13-svg" id="t"')
+    assert first.startswith('<div class="c13-duo c13-stack" id="s"') and 'id="s-wide"' in first \
+        and 'id="s-narrow"' in first
+    assert tensor.startswith('<div class="c13-duo c13-tensor"') and 'id="t-wide"' in tensor and 'id="t-narrow"' in tensor
     assert first == again
     # the shown columns are the largest max(p, q) first (ties by id), then the folded rest
     assert first.index('data-token="0"') < first.index('data-token="3"') < first.index('data-token="rest"')
     assert 'data-token="1"' not in first
+
+
+def test_the_stacked_picture_and_the_histogram_come_in_a_wide_and_a_narrow_layout():
+    """The narrow layout (a phone's column) draws the same columns as rows, with the same classes, the marked x and
+    the clipped rest, and no text under 12 px (the wide one keeps its columns)."""
+    p, q = [0.1, 0.08, 0.2, 0.2, 0.2, 0.22], [0.08, 0.1, 0.2, 0.2, 0.22, 0.2]
+    labels = ["甲", "乙", "丙", "丁", "戊", "己"]
+    columns = split(p, q, top_n=2)  # the two largest shown, the rest (over half) folded: longer than the frame
+    assert columns["tokens"] == [4, 5]
+    stacked, histogram = figures.render([
+        figures.request("stacked", columns=columns, labels=labels, n=2, id="s", prefix="前", draft="d", marked=5),
+        figures.request("histogram", columns=columns, labels=labels, n=2, counts=[10, 8, 20, 20, 20, 22], total=100,
+                        id="h", title="t")])
+    for markup, parts in ((stacked, ("c13-shared", "c13-resid-bar", "c13-excess-bar", "c13-p-outline")),
+                          (histogram, ("c13-emp", "c13-p-outline"))):
+        wide, narrow = markup.split('<div class="c13-duo-narrow">')
+        assert narrow.count("<svg") == 1 and 'viewBox="0 0 264 ' in narrow
+        for layout in (wide, narrow):
+            tokens = re.findall(r'<g class="c13-col[^"]*" data-token="([^"]+)"', layout)
+            assert tokens == [str(t) for t in columns["tokens"]] + ["rest"], tokens
+            assert all(f'class="{part}"' in layout for part in parts)
+            assert "截断" in layout
+        assert not set(re.findall(r"c13-fs(\d+)", narrow)) - {"12", "13"}
+    wide, narrow = stacked.split('<div class="c13-duo-narrow">')
+    for layout in (wide, narrow):  # the marked x in both layouts
+        assert re.findall(r'class="c13-col c13-col-x" data-token="(\d+)"', layout) == ["5"]
+        assert "c13-x-mark" in layout
 
 
 def test_token_labels_are_escaped_in_every_figure_that_shows_them():
@@ -78,13 +109,40 @@ def test_token_labels_are_escaped_in_every_figure_that_shows_them():
         assert "[x](y)" not in markup and "$&" not in markup
 
 
-def test_the_speedup_plot_marks_each_drafts_best_k():
-    accounting = {d: {"best_k": best, "rows": [
-        {"k": k, "speedup": 1 + 0.1 * k * (1 if k <= best else -1), "measured_speedup": 1.0} for k in range(1, 5)]}
-        for d, best in (("small", 3), ("large", 2))}
+def test_the_speedup_plot_marks_each_drafts_best_k_in_both_layouts():
+    accounting = {d: {"alpha": alpha, "c": c, "best_k": best, "best_speedup": 1.2, "rows": [
+        {"k": k, "measured_speedup": 1.0, "acceptance_rate": alpha, "alpha_low": alpha - 0.03,
+         "alpha_high": alpha + 0.03} for k in range(1, 5)]}
+        for d, alpha, c, best in (("small", 0.55, 0.09, 3), ("large", 0.64, 0.29, 2))}
     (plot,) = figures.render([figures.request("speedup", accounting=accounting, drafts=["small", "large"],
                                               names={"small": "S", "large": "L"}, id="e5-plot")])
-    assert "最佳 k=3" in plot and "最佳 k=2" in plot and plot.count("<polyline") == 2
+    wide, narrow = plot.split('<div class="c13-duo-narrow">')
+    for layout in (wide, narrow):
+        assert "最佳 k=3" in layout and "最佳 k=2" in layout and layout.count("<polyline") == 2
+        assert layout.count('class="c13-measured"') == 8
+    # no text is drawn under 11 px in the wide layout, nor under 12 px in the narrow one (a phone's column)
+    assert not set(re.findall(r"c13-fs(\d+)", wide)) - {"11", "12"}
+    assert not set(re.findall(r"c13-fs(\d+)", narrow)) - {"12", "13"}
+
+
+def test_alpha_by_position_draws_every_position_with_its_token_escaped():
+    spread = {"prompts": ["甲", HOSTILE], "positions_per_prompt": 3, "tokens": [0, 1, 2, 3, 0, 1],
+              "drafts": {"s": {"values": [0.1, 0.5, 0.9, 0.2, 0.3, 0.4], "min": 0.1, "max": 0.9, "mean": 0.4},
+                         "l": {"values": [0.2, 0.6, 0.8, 0.3, 0.4, 0.5], "min": 0.2, "max": 0.8, "mean": 0.47}}}
+    labels = ["子", HOSTILE, "丑", "寅"]
+    args = dict(spread=spread, drafts=["s", "l"], names={"s": "S", "l": "L"}, short={"s": "小", "l": "大"},
+                labels=labels, id="ap")
+    plot, table = figures.render([figures.request("alpha_positions", **args),
+                                  figures.request("alpha_positions_table", **args)])
+    wide, narrow = plot.split('<div class="c13-duo-narrow">')
+    for layout in (wide, narrow):  # each draft's dots: one path per panel, one point per position
+        paths = re.findall(r'<path d="([^"]*)" class="c13-dots c13-dots-0', layout)
+        assert len(paths) == 1 + 2 and sum(d.count("h0") for d in paths) == 1 + 6  # with the legend's dot
+    assert "<script" not in plot + table and "alert(1)</" not in plot + table
+    titles = re.findall(r"<title>(.*?)</title>", wide)
+    assert len(titles) == 6 and not re.findall(r"<title>", narrow)  # hover in the wide layout (ids aside)
+    assert html.unescape(titles[1]) == f"第 2 个 token：{HOSTILE}（小 50.0%，大 60.0%）"
+    assert table.count("<tr><td>") == 6 and table.count('class="c13-group"') == 2
 
 
 def test_an_unknown_figure_or_bad_arguments_stop_the_build_with_the_figure_named():

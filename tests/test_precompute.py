@@ -132,14 +132,33 @@ def test_accounting_rows_are_consistent(data):
     for draft, d in acc["drafts"].items():
         assert d["c"] == data["models"][draft]["parameters"] / data["models"]["ref_baseline"]["parameters"]
         assert [r["k"] for r in d["rows"]] == list(range(1, 9))
+        # one α per draft for the formula: every k's tested positions pooled
+        assert d["accepted"] == sum(r["accepted"] for r in d["rows"])
+        assert d["positions_tested"] == sum(r["positions_tested"] for r in d["rows"])
+        a = d["alpha"]
+        assert a == d["accepted"] / d["positions_tested"] and d["alpha_low"] < a < d["alpha_high"]
+        assert d["alpha_k_min"] == min(r["acceptance_rate"] for r in d["rows"])
+        assert d["alpha_k_max"] == max(r["acceptance_rate"] for r in d["rows"])
         for r in d["rows"]:
-            a, k = r["acceptance_rate"], r["k"]
+            k = r["k"]
             assert r["tokens"] >= runs * acc["n_new"]
             assert r["tokens_per_target_forward"] == r["tokens"] / r["target_forwards"]
             assert 1 <= r["tokens_per_target_forward"] <= k + 1
+            assert r["acceptance_rate"] == r["accepted"] / r["positions_tested"]
+            assert r["alpha_low"] < r["acceptance_rate"] < r["alpha_high"]
             assert math.isclose(r["formula"], (1 - a ** (k + 1)) / (1 - a), rel_tol=1e-12)
             assert math.isclose(r["speedup"], r["formula"] / (d["c"] * k + 1), rel_tol=1e-12)
+            assert math.isclose(r["measured_speedup"], r["tokens_per_target_forward"] / (d["c"] * k + 1), rel_tol=1e-12)
         assert d["best_k"] == max(d["rows"], key=lambda r: r["speedup"])["k"]
+        assert d["measured_best_k"] == max(d["rows"], key=lambda r: r["measured_speedup"])["k"]
+
+
+def test_the_interval_is_wilsons():
+    from generator.data.runs import wilson
+    low, high = wilson(50, 100)
+    assert math.isclose(low, 0.4038, abs_tol=1e-4) and math.isclose(high, 0.5962, abs_tol=1e-4)
+    low, high = wilson(0, 10)
+    assert low == pytest.approx(0, abs=1e-12) and 0 < high < 0.35
 
 
 def test_alpha_spread_covers_at_least_64_positions(data):
@@ -147,6 +166,12 @@ def test_alpha_spread_covers_at_least_64_positions(data):
         assert s["positions"] == len(s["values"]) >= 64
         assert s["min"] == min(s["values"]) and s["max"] == max(s["values"])
         assert all(0 <= v <= 1 for v in s["values"])
+    # each position's token, after its prompt: the prompts in order, positions_per_prompt tokens each
+    spread = data["alpha_spread"]
+    assert spread["prompts"] == [p["text"] for p in data["prompts"]]
+    assert len(spread["tokens"]) == len(spread["prompts"]) * spread["positions_per_prompt"]
+    vocab = data["tokenizer"]["vocab_size"]
+    assert all(isinstance(t, int) and 0 <= t < vocab for t in spread["tokens"])
 
 
 def test_provenance_records_every_input(data):

@@ -12,8 +12,9 @@ from tests.sitelib import ROOT, data_file, quiet, read
 
 @pytest.fixture
 def project(tmp_path):
-    """docs/ and mkdocs.yml copied into tmp_path; the hooks named by their absolute path."""
+    """docs/, overrides/ and mkdocs.yml copied into tmp_path; the hooks named by their absolute path."""
     shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
     config = read(ROOT / "mkdocs.yml")
     config, n = re.subn(r"^(hooks:\n  - )(generator/pages/hooks\.py)$", rf"\g<1>{ROOT}/\g<2>", config, flags=re.M)
     assert n == 1, "mkdocs.yml names its hooks differently now: update this fixture"

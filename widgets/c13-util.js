@@ -11,6 +11,12 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+/** A prompt as the prose shows it (generator/pages/formats.py `prompt`): in a code box, never between 「」,
+ * which a prompt that ends in 「 would leave unbalanced. */
+export function promptBox(prompt) {
+  return el("code", { class: "c13-prompt", text: prompt });
+}
+
 /** The element that a figure module's markup describes (the modules escape every label they write). */
 export function fromMarkup(markup) {
   const template = document.createElement("template");

@@ -24,17 +24,34 @@ export const STAGES = [
   ["sampler", "载入 sampler.py"],
 ];
 
+// A start that shows no progress (no stage, no bytes) for this long has failed. A test may shorten it with
+// <html data-c13-stall-ms="…">, read each time the watchdog is set.
+const STALL_MS = 45_000;
+
+function stallLimit() {
+  const asked = Number(document.documentElement.dataset.c13StallMs);
+  return Number.isFinite(asked) && asked > 0 ? asked : STALL_MS;
+}
+
+function cancelledError() {
+  const err = new Error("已取消");
+  err.cancelled = true;
+  return err;
+}
+
 class PythonHost {
   constructor() {
     this.state = "idle"; // idle | loading | ready | failed
     this.worker = null;
     this.pending = new Map();
+    this.waiting = new Set(); // requests waiting for Pyodide to be ready: cancel() settles them
     this.listeners = new Set();
     this.nextId = 1;
     this.readyPromise = null;
     this.info = {};
     this.paths = null;
     this.generation = 0;
+    this.watchdog = null;
   }
 
   serveCommand() {
@@ -96,9 +113,11 @@ class PythonHost {
       return this.readyPromise;
     }
     this.state = "loading";
-    this.info = { requestedAt: performance.now(), stage: STAGES[0][0], stageIndex: 0, message: null };
+    this.info = { requestedAt: performance.now(), stage: STAGES[0][0], stageIndex: 0, message: null, bytes: {} };
     this.emit({});
     this.readyPromise = new Promise((resolve, reject) => {
+      this.rejectLoading = reject;
+      this.feedWatchdog();
       let worker;
       try {
         worker = new Worker(new URL("pyodide-worker.mjs", HERE), { type: "module", name: "c13-pyodide" });
@@ -111,6 +130,7 @@ class PythonHost {
       worker.onerror = (event) => {
         event.preventDefault?.();
         const detail = event.message ? `（${event.message}）` : "";
+        if (this.state === "ready") { this.crashed(`后台线程出错${detail}`); return; }
         this.fail(`后台线程文件 pyodide-worker.mjs 加载失败${detail}。站点可能没有完整构建：请在项目目录执行 ` +
           `${BUILD_COMMAND}，再用 ${this.serveCommand()} 打开。下面的静态版本（离线数字）仍然可以读。`, reject);
       };
@@ -120,7 +140,22 @@ class PythonHost {
     return this.readyPromise;
   }
 
+  /** Loading made progress: the start fails if nothing more happens for stallLimit() ms. */
+  feedWatchdog() {
+    clearTimeout(this.watchdog);
+    const limit = stallLimit();
+    this.watchdog = setTimeout(() => {
+      if (this.state !== "loading") return;
+      const stage = STAGES[this.info.stageIndex];
+      this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${stage ? stage[1] : "启动"}”）。` +
+        "可能是网络中断，或站点上的 Pyodide 文件不完整；可以重试。下面的静态版本（离线数字）仍然可以读。",
+      this.rejectLoading || (() => {}));
+    }, limit);
+  }
+
   fail(message, reject) {
+    if (this.state !== "loading") return; // a second report of the same failure
+    clearTimeout(this.watchdog);
     this.state = "failed";
     if (this.worker) this.worker.terminate();
     this.worker = null;
@@ -131,16 +166,20 @@ class PythonHost {
   }
 
   onMessage(message, resolve, reject) {
+    if (this.state === "loading") this.feedWatchdog();
     if (message.type === "stage") {
       const index = STAGES.findIndex((s) => s[0] === message.stage);
       this.emit({ stage: message.stage, stageIndex: index, detail: message.detail });
+    } else if (message.type === "bytes") {
+      this.emit({ bytes: { ...this.info.bytes, [message.file]: message.bytes } });
     } else if (message.type === "ready") {
+      clearTimeout(this.watchdog);
       this.state = "ready";
       const readyMs = performance.now() - this.info.requestedAt;
       this.emit({ stage: "ready", stageIndex: STAGES.length, version: message.version, workerMs: message.ms, readyMs });
       resolve(this);
     } else if (message.type === "failed") {
-      const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.wasm、python_stdlib.zip）",
+      const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.mjs、pyodide.asm.wasm、python_stdlib.zip 之一）",
         sampler: "抽样器 sampler.py" }[message.stage] || "Pyodide";
       this.fail(`${what} 没能载入：${message.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
         `并用 ${this.serveCommand()} 打开；下面的静态版本（离线数字）仍然可以读。`, reject);
@@ -159,15 +198,21 @@ class PythonHost {
     fn();
   }
 
+  /** Pyodide ready; rejects as cancelled when cancel() comes first (Pyodide itself keeps loading). */
+  whenReady() {
+    const ready = this.ensure();
+    return new Promise((resolve, reject) => {
+      const waiter = { reject };
+      this.waiting.add(waiter);
+      const done = (fn) => (value) => { this.waiting.delete(waiter); fn(value); };
+      ready.then(done(resolve), done(reject));
+    });
+  }
+
   async request(message, onProgress) {
     const generation = this.generation;
-    await this.ensure();
-    if (generation !== this.generation || !this.worker) {
-      // cancelled while waiting for Pyodide: this request never reached the worker
-      const err = new Error("已取消");
-      err.cancelled = true;
-      throw err;
-    }
+    await this.whenReady();
+    if (generation !== this.generation || !this.worker) throw cancelledError(); // never reached the worker
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
@@ -185,20 +230,40 @@ class PythonHost {
     return this.request({ type: "run", ...args }, onProgress);
   }
 
-  /** Stop whatever runs: the worker is ended, and a new one starts when next needed. */
+  /** Stop whatever runs. Requests still waiting for Pyodide are settled as cancelled while Pyodide goes on
+   * loading; a running request ends with its worker, and a new worker starts when next needed. */
   cancel() {
     this.generation += 1;
+    for (const waiter of this.waiting) waiter.reject(cancelledError());
+    this.waiting.clear();
+    if (this.state === "loading") return;
+    this.stop();
+    for (const [, req] of this.pending) req.reject(cancelledError());
+    this.pending.clear();
+    this.emit({ stage: null, stageIndex: 0, message: null, cancelledAt: performance.now() });
+  }
+
+  /** The worker died after a good start: what it was doing fails with the reason, the next request starts anew. */
+  crashed(message) {
+    this.stop();
+    for (const [, req] of this.pending) req.reject(new Error(message));
+    this.pending.clear();
+    this.emit({ stage: null, stageIndex: 0, message: null });
+  }
+
+  /** After a failure: end what is left and start afresh (the status line's 重试). */
+  restart() {
+    this.cancel();
+    if (this.state === "loading") return this.readyPromise;
+    return this.ensure();
+  }
+
+  stop() {
+    clearTimeout(this.watchdog);
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.readyPromise = null;
     this.state = "idle";
-    for (const [, req] of this.pending) {
-      const err = new Error("已取消");
-      err.cancelled = true;
-      req.reject(err);
-    }
-    this.pending.clear();
-    this.emit({ stage: null, stageIndex: 0, message: null, cancelledAt: performance.now() });
   }
 }
 

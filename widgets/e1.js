@@ -1,5 +1,6 @@
 // E1 · the request path. The diagram is drawn by widgets/figures/request_path.mjs (the same function drew the
-// build-time version) and made operable: every cell (g[data-cell]) becomes a focusable button, and choosing one
+// build-time version, in a wide and a narrow layout of which CSS shows one) and made operable: every cell
+// (g[data-cell], in both layouts) becomes a focusable button, and choosing one
 // shows the anchor's own quantity for it, computed from the embedded anchor roofline data
 // (precomputed/anchor-model.json through c13.json).
 import { chineseUnits, el, fill, fromMarkup, gb, gflop, mount, ms, num, staticChildren, stash, uid } from "./c13-util.js";
@@ -84,25 +85,25 @@ function boundsTable(anchor) {
 
 export function render(section, data) {
   const anchor = data.anchor;
-  const built = section.querySelector("svg#e1-path");
+  const built = section.querySelector("#e1-path");
   if (!built) throw new Error("E1: the build-time diagram is missing");
-  const svg = fromMarkup(requestPath({ anchor, id: uid("e1-path") }));
-  built.replaceWith(svg);
+  const drawing = fromMarkup(requestPath({ anchor, id: uid("e1-path") }));
+  built.replaceWith(drawing);
   const info = cellInfo(anchor, data.replay.temperature);
-  const cells = [...svg.querySelectorAll("g.c13-cell[data-cell]")].filter((g) => info[g.dataset.cell]);
+  const cells = [...drawing.querySelectorAll("g.c13-cell[data-cell]")].filter((g) => info[g.dataset.cell]);
   if (!cells.length) throw new Error("E1: the diagram has no cells");
 
   const live = mount(section, "c13-e1");
   const hint = el("p", { class: "c13-hint", text: "点击图中任一格，或用 Tab 键移到格子上再按回车 / 空格：下面显示锚点在这一格的量。" });
   const panel = el("div", { class: "c13-e1-panel", role: "region", "aria-live": "polite", "aria-label": "所选格子的量" });
   live.append(hint, panel);
-  const figure = svg.closest("figure");
+  const figure = drawing.closest("figure");
   if (figure) live.before(figure);
   stash(section, staticChildren(section).filter((n) => n !== figure), "静态版本：全部格子的数值表");
 
-  svg.setAttribute("role", "group");
+  for (const svg of drawing.querySelectorAll("svg")) svg.setAttribute("role", "group");
   function choose(cell) {
-    for (const g of cells) g.setAttribute("aria-pressed", g === cell ? "true" : "false");
+    for (const g of cells) g.setAttribute("aria-pressed", g.dataset.cell === cell.dataset.cell ? "true" : "false");
     const d = info[cell.dataset.cell];
     const dl = el("dl", { class: "c13-dl" }, d.rows.map(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
     fill(panel, el("p", { class: "c13-e1-name" }, el("strong", { text: d.name })), el("p", { text: d.text }), dl,

@@ -1,13 +1,19 @@
 // E3 · one target forward verifies k draft tokens: the tensor shapes of P, Q and the accept mask, drawn by
-// widgets/figures/tensor.mjs (the same function drew the build-time versions). A switch between the real scale
-// (the anchor's vocabulary) and the small one (constants.small_vocab), and a k slider over constants.ks.
+// widgets/figures/tensor.mjs (the same function drew the build-time versions, in a wide and a narrow layout). A
+// switch between the real scale (the anchor's vocabulary) and the small one (constants.small_vocab), and a k
+// slider over constants.ks. The mask is a recorded round of the replay at the replay's own k, an illustration at
+// any other k (replayMask says which, and the figure and the caption say so).
 import { el, fill, fromMarkup, mount, num, staticChildren, stash, uid } from "./c13-util.js";
-import { edgeLength, maskFor, tensorShapes } from "./figures/tensor.mjs";
+import { edgeLength, replayMask, tensorShapes } from "./figures/tensor.mjs";
 
-/** How many tokens the mask accepts: a recorded round with a rejection after some acceptances, else the first. */
-function acceptedInMaskRound(replay) {
-  const chosen = replay.rounds.find((r) => r.accepted > 0 && r.accepted < replay.k) || replay.rounds[0];
-  return chosen ? chosen.accepted : 0;
+/** The caption's sentence about the mask: where it comes from and what it shows. */
+function maskSentence(chosen, k) {
+  const count = (value) => chosen.mask.filter((m) => m === value).length;
+  const [yes, no, blank] = [count(true), count(false), count(null)];
+  const blankText = blank ? `，${blank} 格留白（前面已被拒，不再读）` : "";
+  const where = chosen.round ? `掩码取自回放第 ${chosen.round} 轮（k = ${k}）`
+    : `回放按 k = ${chosen.replayK} 录制，没有 k = ${k} 的一轮，这里的掩码只是示意`;
+  return `${where}：${yes} 个接受，${no} 个拒绝${blankText}。`;
 }
 
 function sizeTable(V, k) {
@@ -36,31 +42,27 @@ function controls(gid, state, realV, smallV, ks, draw) {
 export function render(section, data) {
   const realV = data.anchor.vocab_size;
   const smallV = data.constants.small_vocab;
-  const accepted = acceptedInMaskRound(data.replay);
   const state = { scale: "real", k: data.anchor.positions_verified - 1 };
   const live = mount(section, "c13-e3");
   stash(section, staticChildren(section), "静态版本：尺寸表与两张构建时的图");
   const gid = uid("e3");
   const table = el("div", { class: "c13-scroll" });
-  const picture = el("div", { class: "c13-scroll c13-e3-picture", role: "group", tabindex: 0,
-    "aria-label": "张量形状图（窄屏上可以左右滚动）" });
+  const picture = el("div", { class: "c13-e3-picture" });
   const caption = el("figcaption");
   const figure = el("figure", { class: "c13-fig" }, picture, caption);
 
   function draw() {
     const V = state.scale === "real" ? realV : smallV;
     const { k } = state;
-    const mask = maskFor(accepted, k);
+    const chosen = replayMask(data.replay, k);
     fill(table, sizeTable(V, k));
-    fill(picture, fromMarkup(tensorShapes({ V, k, mask, id: uid("e3-live"), scale: state.scale })));
-    const nAccepted = mask.filter((m) => m === true).length;
-    const nRejected = mask.filter((m) => m === false).length;
+    fill(picture, fromMarkup(tensorShapes({ V, k, replay: data.replay, id: uid("e3-live"), scale: state.scale })));
     const scaleText = state.scale === "real" ? `真实规模：V = ${num(V)}（锚点 ${data.anchor.model} 的词表）`
       : `小规模：V = ${num(V)}，可以一格一格地数`;
-    caption.textContent = `${scaleText}，k + 1 = ${k + 1}。掩码取自回放里的一轮：${nAccepted} 个接受，${nRejected} 个拒绝，` +
-      "其余不再读。同一个符号在哪里都是同一个长度。";
+    caption.textContent = `${scaleText}，k + 1 = ${k + 1}。${maskSentence(chosen, k)}同一个符号在哪里都是同一个长度。`;
     figure.dataset.v = String(V);
     figure.dataset.k = String(k);
+    figure.dataset.maskRound = chosen.round ? String(chosen.round) : "";
   }
   live.append(controls(gid, state, realV, smallV, data.constants.ks, draw), table, figure);
   draw();

@@ -3,10 +3,23 @@
 // acceptance probability, the uniform number used and the decision; the residual or bonus token; running
 // totals; and the text so far. The text is drawn once by widgets/figures/replay.mjs (the build-time version's
 // function); stepping shows its rounds up to the current one ([data-round]) and marks the current one.
-import { el, fill, fixed, fromMarkup, mount, pct, prob, staticChildren, stash, tok, uid } from "./c13-util.js";
-import { plainText, replayText } from "./figures/replay.mjs";
+import { el, fill, fixed, fromMarkup, mount, pct, prob, promptBox, staticChildren, stash, tok, uid } from "./c13-util.js";
+import { BYTES_NOTE, isByteLabel, plainText, replayText } from "./figures/replay.mjs";
 
 const PLAY_INTERVAL_MS = 1100;
+// what the keys do, written once: the hint under the buttons says it and the group is described by that hint
+const KEYS = "键盘：焦点在这组按钮上时，← → 换一轮，Home / End 到开头或最后，P 播放或暂停" +
+  "（焦点在按钮组本身、不在某个按钮上时，空格也播放或暂停；在按钮上，空格和回车按下这个按钮）。";
+
+/** A token in its box; a byte token (‹E6 A2›) carries the explanation of bytes as its tooltip. */
+function token(labels, id) {
+  const span = tok(labels, id);
+  if (isByteLabel(labels[id])) {
+    span.classList.add("c13-bytes");
+    span.title = BYTES_NOTE;
+  }
+  return span;
+}
 
 function controlBar(gid, actions) {
   const button = (text, onclick) => el("button", { type: "button", class: "md-button c13-small", text, onclick });
@@ -15,8 +28,7 @@ function controlBar(gid, actions) {
     next: button("下一轮 ▶", actions.next), last: button("到最后", actions.last),
   };
   const bar = el("div", { class: "c13-buttons c13-e4-bar", role: "group", tabindex: 0, id: `${gid}-bar`,
-    "aria-label": "回放控制：方向键 ← → 换一轮，Home / End 到开头或最后，空格播放或暂停",
-    "aria-describedby": `${gid}-keys` }, Object.values(buttons));
+    "aria-label": "回放控制", "aria-describedby": `${gid}-keys` }, Object.values(buttons));
   return { bar, buttons };
 }
 
@@ -24,7 +36,7 @@ function roundTable(labels, round, step, k) {
   const tested = round.u.length;
   const body = el("tbody");
   for (let i = 0; i < k; i++) {
-    const cells = [el("td", { text: String(i + 1) }), el("td", null, tok(labels, round.draft[i]))];
+    const cells = [el("td", { text: String(i + 1) }), el("td", null, token(labels, round.draft[i]))];
     if (i < tested) {
       const ok = i < round.accepted;
       cells.push(el("td", { text: prob(round.p[i]) }), el("td", { text: prob(round.q[i]) }),
@@ -57,7 +69,8 @@ function legend() {
   return el("p", { class: "c13-legend" },
     el("span", { class: "c13-t-acc" }, "接受的草稿 token（实线下划线）"), "　",
     el("span", { class: "c13-t-res" }, "残差重抽（点线底纹）"), "　",
-    el("span", { class: "c13-t-bonus" }, "赠送（双线底纹）"), "　｜ 分隔各轮，方框标出当前一轮");
+    el("span", { class: "c13-t-bonus" }, "赠送（双线底纹）"), "　｜ 分隔各轮，方框标出当前一轮",
+    el("span", { class: "c13-bytes-note" }, "‹E6 A2› 这样的是 UTF-8 字节：几个字节合起来才是一个汉字（连起来读时已拼好）"));
 }
 
 export function render(section, data) {
@@ -73,10 +86,9 @@ export function render(section, data) {
   const go = (step) => { state.step = Math.max(0, Math.min(total, step)); draw(); };
   const { bar, buttons } = controlBar(gid, { first: () => go(0), prev: () => go(state.step - 1), toggle: () => toggle(),
     next: () => go(state.step + 1), last: () => go(total) });
-  const info = el("p", { class: "c13-hint", text: `目标 ${data.target}，草稿 ${replay.draft}，k = ${k}，` +
-    `温度 T = ${replay.temperature}，提示「${replay.prompt}」，种子 ${replay.seed}。共 ${total} 轮。` });
-  const keys = el("p", { class: "c13-hint", id: `${gid}-keys`,
-    text: "键盘：焦点在这组按钮上时，← → 换一轮，Home / End 到开头或最后，P 播放或暂停。" });
+  const info = el("p", { class: "c13-hint" }, `目标 ${data.target}，草稿 ${replay.draft}，k = ${k}，` +
+    `温度 T = ${replay.temperature}，提示 `, promptBox(replay.prompt), `，种子 ${replay.seed}。共 ${total} 轮。`);
+  const keys = el("p", { class: "c13-hint", id: `${gid}-keys`, text: KEYS });
   const totals = el("p", { class: "c13-totals", role: "status" });
   const textBox = fromMarkup(replayText({ replay, labels }));
   const roundBox = el("div", { class: "c13-scroll" });
@@ -119,8 +131,11 @@ export function render(section, data) {
     section.dataset.step = String(step);
     section.dataset.tokens = String(tokens);
     showTextUpTo(textBox, replay, labels, step);
-    buttons.prev.disabled = buttons.first.disabled = step === 0;
-    buttons.next.disabled = buttons.last.disabled = step >= total;
+    // aria-disabled, not disabled: a button that cannot act now keeps the keyboard focus (a disabled one would drop
+    // it to <body>); pressing it does nothing, as go() clamps the step
+    for (const [name, off] of [["first", step === 0], ["prev", step === 0], ["next", step >= total], ["last", step >= total]]) {
+      buttons[name].setAttribute("aria-disabled", off ? "true" : "false");
+    }
     if (step === 0) {
       fill(outcome, "每一轮：草稿连猜 k 个 token，目标用一次前向把它们全部检查完。");
       fill(roundBox);
@@ -130,7 +145,7 @@ export function render(section, data) {
     fill(roundBox, roundTable(labels, round, step, k));
     const kind = round.kind === "bonus" ? `${k} 个全部接受，目标那次前向的最后一行分布白送一个 token：`
       : `在第 ${round.accepted + 1} 个位置被拒，从残差里重抽一个 token：`;
-    fill(outcome, `接受 ${round.accepted} 个。`, kind, tok(labels, round.token), `。本轮产出 ${round.yield} 个 token（= 接受的个数 + 1）。`);
+    fill(outcome, `接受 ${round.accepted} 个。`, kind, token(labels, round.token), `。本轮产出 ${round.yield} 个 token（= 接受的个数 + 1）。`);
   }
 
   draw();

@@ -12,6 +12,7 @@
 // a key names one (prefix, draft) pair, whose sampler.Pair is built once and kept.
 // Messages to the page:
 //   {type: "stage", stage, detail}     loading steps: "loader", "runtime", "sampler"
+//   {type: "bytes", file, bytes}       loading: bytes of a file received so far (progress; feeds the page's watchdog)
 //   {type: "ready", version, ms}       Pyodide and the sampler are loaded
 //   {type: "failed", stage, message}   loading failed
 //   {type: "round", id, record}        one round (sampler.one_round's dict)
@@ -75,6 +76,9 @@ def c13_finish():
 
 let pyodide = null;
 let ready = null;
+// while loading: the current stage, and whether a failure was already reported (the first one is the one said)
+const loading = { on: false, stage: "loader", failed: false };
+const BYTES_EVERY_MS = 200;
 
 function post(message) {
   self.postMessage(message);
@@ -84,14 +88,75 @@ function describe(err) {
   return (err && (err.message || String(err))) || "unknown error";
 }
 
+/** A loading failure, told to the page once: Pyodide itself may swallow it (a failed wasm instantiation only
+ * warns, a missing standard library only logs) and then never settle its promise. */
+function failLoading(message) {
+  if (!loading.on || loading.failed) return;
+  loading.failed = true;
+  post({ type: "failed", stage: loading.stage, message });
+}
+
+/** While loading, every fetch (pyodide.asm.wasm, python_stdlib.zip, the lock file, sampler.py) is watched: an HTTP
+ * error fails the start at once, and the bytes received are reported as progress. */
+function watchFetches() {
+  const realFetch = self.fetch.bind(self);
+  self.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const file = decodeURIComponent(new URL(url, self.location.href).pathname.split("/").pop());
+    if (!loading.on) return realFetch(input, init);
+    let response;
+    try {
+      response = await realFetch(input, init);
+    } catch (err) {
+      failLoading(`${file}: ${describe(err)}`);
+      throw err;
+    }
+    if (!response.ok) {
+      failLoading(`${file}: HTTP ${response.status}`);
+      return response;
+    }
+    if (!response.body) return response;
+    let got = 0;
+    let last = 0;
+    const counter = new TransformStream({
+      transform(chunk, controller) {
+        got += chunk.byteLength;
+        const now = performance.now();
+        if (now - last > BYTES_EVERY_MS) { last = now; post({ type: "bytes", file, bytes: got }); }
+        controller.enqueue(chunk);
+      },
+      flush() { post({ type: "bytes", file, bytes: got }); },
+    });
+    return new Response(response.body.pipeThrough(counter),
+      { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Pyodide reports some failures only on the console (e.g. "wasm instantiation failed!"): while loading, a
+ * warning or error on the console ends the start with its text. */
+function watchConsole() {
+  for (const level of ["warn", "error"]) {
+    const real = console[level].bind(console);
+    console[level] = (...args) => {
+      failLoading(args.map((a) => describe(a)).join(" "));
+      real(...args);
+    };
+  }
+  self.addEventListener("error", (event) => failLoading(describe(event.error || event.message)));
+  self.addEventListener("unhandledrejection", (event) => failLoading(describe(event.reason)));
+}
+
 async function start(indexURL, samplerURL) {
   const t0 = performance.now();
   let stage = "loader";
+  loading.on = true;
+  watchFetches();
+  watchConsole();
   try {
     post({ type: "stage", stage, detail: "pyodide.mjs" });
     const loaderURL = new URL("pyodide.mjs", indexURL).href;
     const { loadPyodide } = await import(loaderURL);
-    stage = "runtime";
+    stage = loading.stage = "runtime";
     post({ type: "stage", stage, detail: "pyodide.asm.wasm + python_stdlib.zip" });
     // every URL Pyodide may derive points at the site's own copy; no package is loaded
     pyodide = await loadPyodide({
@@ -101,7 +166,7 @@ async function start(indexURL, samplerURL) {
       stdout: () => {},
       stderr: () => {},
     });
-    stage = "sampler";
+    stage = loading.stage = "sampler";
     post({ type: "stage", stage, detail: "sampler.py" });
     const response = await fetch(samplerURL, { cache: "no-cache" });
     if (!response.ok) throw new Error(`${samplerURL}: HTTP ${response.status}`);
@@ -109,9 +174,12 @@ async function start(indexURL, samplerURL) {
     pyodide.FS.mkdirTree("/home/pyodide/c13");
     pyodide.FS.writeFile("/home/pyodide/c13/sampler.py", source);
     pyodide.runPython(PY_SETUP);
+    loading.on = false;
     post({ type: "ready", version: pyodide.version, ms: performance.now() - t0 });
   } catch (err) {
-    post({ type: "failed", stage, message: describe(err) });
+    loading.stage = stage;
+    failLoading(describe(err));
+    loading.on = false;
     throw err;
   }
 }

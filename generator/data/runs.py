@@ -83,17 +83,55 @@ def accounting_counts(models, prompts, draft, k, setting=ACCOUNTING):
     return out
 
 
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+def wilson(successes, n, z=Z95):
+    """The Wilson score interval of a binomial proportion (each tested position taken as independent)."""
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def expected_yield(alpha, k):
+    """E[N] = 1 + α + … + α^k = (1 − α^(k+1)) / (1 − α)."""
+    return (1 - alpha ** (k + 1)) / (1 - alpha)
+
+
 def accounting_row(models, draft, k, counts):
-    """One row of the table from the summed counts of its 12 real runs (4 prompts × 3 seeds)."""
+    """One row of the table from the summed counts of its 12 real runs (4 prompts × 3 seeds): what was measured
+    at this k, with the acceptance rate of this k alone and its 95% interval. accounting() adds the formula."""
     c = draft_cost(models, draft)
     total = {key: sum(part[key] for part in counts) for key in COUNTS}
     a = total["accepted"] / total["tested"]  # per tested position: a draft token after a rejection is never tested
-    formula = (1 - a ** (k + 1)) / (1 - a)
+    low, high = wilson(total["accepted"], total["tested"])
     measured = total["tokens"] / total["target_forwards"]
     return {"k": k, "tokens": total["tokens"], "target_forwards": total["target_forwards"],
             "draft_forwards": total["draft_forwards"], "tokens_per_target_forward": measured,
-            "acceptance_rate": a, "positions_tested": total["tested"],
-            "formula": formula, "speedup": formula / (c * k + 1), "measured_speedup": measured / (c * k + 1)}
+            "acceptance_rate": a, "alpha_low": low, "alpha_high": high, "accepted": total["accepted"],
+            "positions_tested": total["tested"], "measured_speedup": measured / (c * k + 1)}
+
+
+def draft_accounting(models, draft, table):
+    """One draft's ledger: one α for the formula, pooled over every k (all accepted ÷ all tested positions), with
+    its interval and the range of the per-k rates; each row's formula and speedup with that α; the best k by it."""
+    c = draft_cost(models, draft)
+    accepted = sum(r["accepted"] for r in table)
+    tested = sum(r["positions_tested"] for r in table)
+    alpha = accepted / tested
+    low, high = wilson(accepted, tested)
+    rows = []
+    for r in table:
+        formula = expected_yield(alpha, r["k"])
+        rows.append(dict(r, formula=formula, speedup=formula / (c * r["k"] + 1)))
+    best = max(rows, key=lambda r: r["speedup"])
+    measured_best = max(rows, key=lambda r: r["measured_speedup"])
+    return {"c": c, "alpha": alpha, "alpha_low": low, "alpha_high": high, "accepted": accepted,
+            "positions_tested": tested, "alpha_k_min": min(r["acceptance_rate"] for r in rows),
+            "alpha_k_max": max(r["acceptance_rate"] for r in rows), "rows": rows,
+            "best_k": best["k"], "best_speedup": best["speedup"],
+            "measured_best_k": measured_best["k"], "measured_best_speedup": measured_best["measured_speedup"]}
 
 
 _WORKER = {}
@@ -173,13 +211,13 @@ def accounting(runs):
     out = {"prompts": list(PROMPTS), "seeds": list(ACCOUNTING["seeds"]), "n_new": ACCOUNTING["n_new"],
            "c_definition": "weights read per draft forward ÷ weights read per target forward "
                            "(parameter counts; at batch 1 every forward reads all of its model's weights)",
-           "drafts": {}}
+           "alpha_definition": "one α per draft for the formula: accepted ÷ tested draft positions, pooled over "
+                               "every k; each row keeps its own k's rate as a measurement",
+           "interval": "95% Wilson score interval, each tested position taken as independent", "drafts": {}}
     for draft in DRAFTS:
         table = [accounting_row(models, draft, k, [counts[(draft, k, text)] for text in runs.prompts])
                  for k in ACCOUNTING["ks"]]
-        best = max(table, key=lambda r: r["speedup"])
-        out["drafts"][draft] = {"c": draft_cost(models, draft), "rows": table,
-                                "best_k": best["k"], "best_speedup": best["speedup"]}
+        out["drafts"][draft] = draft_accounting(models, draft, table)
     return out
 
 
@@ -196,7 +234,9 @@ def alpha_spread(models, prompts):
     rng = random.Random(SPREAD["seed"])
     texts = [(ids, sample_target(models[TARGET], ids, SPREAD["n_new"], rng)) for ids in prompts.values()]
     p_rows = [distributions(models[TARGET], seq[:-1])[len(ids) - 1:].tolist() for ids, seq in texts]
-    out = {"positions_per_prompt": SPREAD["n_new"], "seed": SPREAD["seed"], "drafts": {}}
+    # position j of prompt i is the token the target drew there: prompts[i], then tokens[i * n_new + j]
+    out = {"positions_per_prompt": SPREAD["n_new"], "seed": SPREAD["seed"], "prompts": list(prompts),
+           "tokens": [t for ids, seq in texts for t in seq[len(ids):]], "drafts": {}}
     for draft in DRAFTS:
         values = []
         for (ids, seq), p_text in zip(texts, p_rows):

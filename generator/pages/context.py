@@ -44,16 +44,13 @@ def replay_summary(replay):
     return summary
 
 
-def accepted_in_mask_round(replay):
-    """How many tokens E3's mask accepts: a round with a rejection after some acceptances, else the first."""
-    rounds, k = replay["rounds"], replay["k"]
-    chosen = next((r for r in rounds if 0 < r["accepted"] < k), rounds[0] if rounds else None)
-    return chosen["accepted"] if chosen else 0
-
-
-def mask_for(accepted, k):
-    """The accept mask of k drafted tokens: True (accepted), False (the rejection), None (not read)."""
-    return [True if i < accepted else (False if i == accepted else None) for i in range(k)]
+def e5_best(alpha, c, ks):
+    """E5's formula for the prose: the best k for α and c over ks, its speedup (1 − α^(k+1)) / ((1 − α)(c·k + 1))
+    and the yield; the first of equals, as widgets/figures/speedup.mjs bestK."""
+    def speedup(k):
+        return sum(alpha ** i for i in range(k + 1)) / (c * k + 1)
+    best = max(ks, key=lambda k: (speedup(k), -k))
+    return {"k": best, "speedup": speedup(best), "yield": sum(alpha ** i for i in range(best + 1))}
 
 
 def _prefixes(data):
@@ -96,7 +93,6 @@ def build_context(data):
         raise KeyError(f"papers[{paper_id}] has no figure {what!r}")
 
     replay = data["replay"]
-    positions = data["anchor"]["positions_verified"]
     ctx = {
         "data": data, "constants": constants, "target": target, "small_draft": small_draft,
         "large_draft": large_draft, "drafts": [small_draft, large_draft], "models": data["models"],
@@ -104,12 +100,12 @@ def build_context(data):
         "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes,
         "distributions": data["distributions"], "offline": data["offline"]["results"], "accounting": accounting,
         "anchor": data["anchor"], "replay": replay, "replay_stats": replay_summary(replay),
-        "mask": mask_for(accepted_in_mask_round(replay), positions - 1),
         "spread": data["alpha_spread"]["drafts"], "greedy": data["greedy"], "provenance": data["provenance"],
         "card": data["card"], "tok": tok, "row": row, "section_of": section_of, "paper": paper,
         "paper_figure": paper_figure, "serve_command": SERVE_COMMAND,
         "experiment_count": Markup(EXPERIMENT_COUNT),
         "top_n": constants["top_n"], "small_vocab": constants["small_vocab"],
+        "e5_best": lambda alpha, c: e5_best(alpha, c, constants["ks"]),
     }
     ctx["qa"] = read_qa(QA_RECORD)
     ctx.update(_pictures(ctx))
@@ -135,11 +131,15 @@ def figure_requests(ctx):
             out.append((("stacked_rows", prefix, draft), figures.request(
                 "stacked_rows", columns=columns, labels=labels, n=n)))
     for scale, vocab in (("real", ctx["anchor"]["vocab_size"]), ("small", ctx["small_vocab"])):
-        out.append((("tensor", scale), figures.request("tensor", V=vocab, k=k, mask=ctx["mask"],
+        out.append((("tensor", scale), figures.request("tensor", V=vocab, k=k, replay=ctx["replay"],
                                                        id=f"e3-{scale}", scale=scale)))
     names = {d: f"{d}（{ctx['names'][d]}）" for d in ctx["drafts"]}
     out.append(("speedup", figures.request("speedup", accounting=ctx["accounting"], drafts=ctx["drafts"],
                                            names=names, id="e5-plot")))
+    spread = {key: ctx["data"]["alpha_spread"][key] for key in ("prompts", "tokens", "positions_per_prompt", "drafts")}
+    for name in ("alpha_positions", "alpha_positions_table"):
+        out.append((name, figures.request(name, spread=spread, drafts=ctx["drafts"], names=names, labels=labels,
+                                          short={d: ctx["names"][d][0] for d in ctx["drafts"]}, id="alpha-positions")))
     out.append(("replay_table", figures.request("replay_table", replay=ctx["replay"], labels=labels)))
     out.append(("replay_text", figures.request("replay_text", replay=ctx["replay"], labels=labels)))
     return out
@@ -161,6 +161,8 @@ def _pictures(ctx):
         "html_stacked_rows": lambda prefix, draft: drawn[("stacked_rows", prefix, draft)],
         "svg_tensor": lambda scale: drawn[("tensor", scale)],
         "svg_speedup": lambda: drawn["speedup"],
+        "svg_alpha_positions": lambda: drawn["alpha_positions"],
+        "html_alpha_positions_table": lambda: drawn["alpha_positions_table"],
         "html_replay": lambda: drawn["replay_table"],
         "html_replay_text": lambda: drawn["replay_text"],
         "figure": figure,

@@ -1,4 +1,5 @@
-"""Per page: find the experiments, give each its file:// notice, and fill in the page's experiment count."""
+"""Per page: find the experiments, give each its file:// notice and its JavaScript-off line, and fill in the
+page's experiment count."""
 import re
 
 from mkdocs.exceptions import PluginError
@@ -18,7 +19,10 @@ def add_notices(html, page):
               f'在项目目录执行 <code>{SERVE_COMMAND}</code>（只有构建好的文件夹时，在该文件夹里执行 '
               f'<code>{SERVE_PLAIN}</code>），再用浏览器打开它打印的地址（直接双击打开的'
               '文件不能启动实验）。</p>')
-    # each experiment's notice goes right under its heading (or first, when it has none)
+    # without JavaScript the reader sees only the static version: say that it runs live with JavaScript on
+    notice += ('<noscript><p class="c13-exp-noscript">JavaScript 已关闭，这里显示的是构建时生成的静态版本。'
+               '打开 JavaScript 后，这个实验可以在页面里直接动手运行。</p></noscript>')
+    # each experiment's notices go right under its heading (or first, when it has none)
     out, pos = [], 0
     for m in EXP_OPEN.finditer(html):
         end = html.find("</section>", m.end())

@@ -15,7 +15,8 @@
 - Files: widgets/ (with its subfolders) and the pinned browser packages from node_modules (KaTeX CSS and fonts, iframe-worker,
   Pyodide) are added to the build as generated files, so nothing is copied into docs/.
 - Math: arithmatex's formulas are rendered to HTML (+ MathML) at build time by generator/pages/katex_render.mjs,
-  so they read without JavaScript and the page loads no math script.
+  so they read without JavaScript and the page loads no math script; the search index gets them as readable
+  text (generator/pages/search_text.py).
 """
 import json
 import re
@@ -33,6 +34,7 @@ from generator.pages.context import build_context  # noqa: E402
 from generator.pages.data_file import DataError, data_path, load_data  # noqa: E402
 from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
 from generator.pages.math import render_math  # noqa: E402
+from generator.pages.search_text import rewrite_index  # noqa: E402
 from generator.pages.templates import make_env, render_page  # noqa: E402
 from generator.pages.vendor import add_browser_files  # noqa: E402
 from generator.pages.widget_payload import script_json, widget_data  # noqa: E402
@@ -99,8 +101,9 @@ def on_post_template(output, template_name, config):
 
 @event_priority(-50)  # after the search plugin wrote its index, before the offline plugin inlines it
 def on_post_build(config):
-    """The search index as UTF-8 text rather than \\u escapes: the same JSON at about half the bytes."""
+    """The search index as UTF-8 text rather than \\u escapes (the same JSON at about half the bytes), its
+    formulas as readable text: the plugin indexed the pages before their math was rendered."""
     path = Path(config.site_dir) / "search" / "search_index.json"
     if path.is_file():
-        index = json.loads(path.read_text(encoding="utf-8"))
+        index = rewrite_index(json.loads(path.read_text(encoding="utf-8")))
         path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

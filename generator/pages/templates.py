@@ -6,7 +6,7 @@ import jinja2
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from .formats import FORMATS
+from .formats import FORMATS, as_written, num
 from .data_file import data_path
 
 
@@ -17,16 +17,26 @@ def optional(value, fmt, *args):
 
 
 def plain(value):
-    """A recipe or corpus value as written: dicts as 'key value' pairs, numbers without added digits."""
+    """A recipe or corpus value: dicts as 'key value' pairs, whole numbers with thousands separators
+    (597230 → '597,230'), other numbers as written (0.002, not 0.0020)."""
     if isinstance(value, dict):
         return "，".join(f"{k} {plain(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return "、".join(plain(v) for v in value)
     if isinstance(value, bool) or value is None:
         return str(value)
+    if isinstance(value, int):
+        return num(value)
     if isinstance(value, float):
-        return f"{value:g}"
+        return as_written(value)
     return str(value)
+
+
+def prompt(text):
+    """A prompt as typed, in a code-like box: 孔明曰：「 ends inside an open quote, which page brackets
+    around it would make read as unbalanced (「孔明曰：「」)."""
+    from .context import md_text  # context imports this module
+    return Markup('<code class="c13-prompt">{}</code>').format(Markup(md_text(text)))
 
 
 def section_of(text):
@@ -47,6 +57,7 @@ def make_env():
     env.filters.update(FORMATS)
     env.filters["or_dash"] = optional
     env.filters["plain"] = plain
+    env.filters["prompt"] = prompt
     env.filters["indent4"] = lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines()))
     return env
 

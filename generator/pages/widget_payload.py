@@ -5,6 +5,10 @@ import re
 from decimal import Decimal
 
 from .experiments import SERVE_COMMAND
+from .vendor import PYODIDE_FILES, ROOT
+
+# the files a browser fetches to start the Python sampler (Pyodide never reads its package.json)
+PYODIDE_FETCHED = [name for name in PYODIDE_FILES if name != "package.json"]
 
 EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -63,8 +67,16 @@ def widget_data(data, ctx):
         "anchor": data["anchor"],
         "sampler": "assets/c13/sampler.py",
         "pyodide": "assets/vendor/pyodide/",
+        "pyodide_bytes": pyodide_bytes(),
         "serve_command": SERVE_COMMAND,
     }
+
+
+def pyodide_bytes():
+    """The size in bytes of each file the browser fetches to start the Python sampler, read from the files."""
+    sizes = {name: (ROOT / "node_modules" / "pyodide" / name).stat().st_size for name in PYODIDE_FETCHED}
+    sizes["sampler.py"] = (ROOT / "widgets" / "sampler.py").stat().st_size
+    return sizes
 
 
 def script_json(obj):

@@ -3,6 +3,7 @@ and the steps that the E2 tests share."""
 import json
 import os
 import random
+import re
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,9 +34,11 @@ def chromium_path():
 class Log:
     """Everything a page did: requests (its workers' too), console errors, uncaught exceptions."""
 
-    def __init__(self, origin):
+    def __init__(self, origin, allow_errors=()):
         self.origin = origin
         self.requests, self.errors = [], []
+        # patterns of the errors a test provokes on purpose (a Pyodide file made missing): only those are let pass
+        self.allowed = [re.compile(p) for p in allow_errors]
 
     def attach(self, context, page):
         context.on("request", lambda r: self.requests.append(r.url))
@@ -47,19 +50,26 @@ class Log:
     def foreign(self):
         return [u for u in self.requests if not u.startswith(self.origin) and not u.startswith(("data:", "blob:"))]
 
+    def unexpected(self):
+        return [e for e in self.errors if not any(p.search(e) for p in self.allowed)]
+
     def check(self):
-        """Nothing left the local origin, nothing was logged as an error, and the recorder saw requests."""
+        """Nothing left the local origin, nothing was logged as an error (but the allowed ones), and the recorder
+        saw requests."""
         assert self.requests, "a page made no request at all: the recorder is broken"
         assert not self.foreign(), f"requests to another origin: {self.foreign()}"
-        assert not self.errors, "\n".join(self.errors)
+        assert not self.unexpected(), "\n".join(self.unexpected())
 
 
 @contextmanager
-def opened(browser, url, **context_args):
-    """A page in a fresh context, its log checked when it closes."""
+def opened(browser, url, allow_errors=(), routes=(), **context_args):
+    """A page in a fresh context, its log checked when it closes. allow_errors: regular expressions of console
+    errors the test provokes on purpose; routes: (pattern, handler) pairs set on the context before the page opens."""
     context = browser.new_context(**context_args)
+    for pattern, handler in routes:
+        context.route(pattern, handler)
     page = context.new_page()
-    log = Log("{0.scheme}://{0.netloc}/".format(urlsplit(url)))
+    log = Log("{0.scheme}://{0.netloc}/".format(urlsplit(url)), allow_errors)
     log.attach(context, page)
     try:
         page.goto(url)

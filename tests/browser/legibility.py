@@ -3,8 +3,9 @@
 Measured in the page as it is laid out, not from the CSS: an SVG's text counts at the size it is drawn after
 the figure is scaled to the screen (font size × the SVG's on-screen scale), HTML text at its computed size.
 Only what is rendered counts (closed panels, `display: none` and visually hidden text such as KaTeX's MathML
-copy are skipped). A target smaller than 24 × 24 px passes, as WCAG 2.2's "target size (minimum)" allows,
-when it is a link inside a sentence, or when a 24 px circle centred on it meets no other target.
+copy are skipped). A radio or checkbox counts together with its label, which a tap also reaches. A target
+smaller than 24 × 24 px passes, as WCAG 2.2's "target size (minimum)" allows, when it is a link inside a
+sentence, or when a 24 px circle centred on it meets no other target.
 """
 
 MIN_TEXT_PX = 11
@@ -14,6 +15,12 @@ _TEXT_JS = """([root, minPx]) => {
   const out = [];
   const scope = document.querySelector(root);
   if (!scope) return ['no element matches ' + root];
+  // a closed <details> keeps a layout box for its content in Chromium, but the reader sees only its summary
+  const insideClosedDetails = (el) => {
+    for (let d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details'))
+      if (!d.open && !(d.querySelector(':scope > summary') || {contains: () => false}).contains(el)) return true;
+    return false;
+  };
   const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
   const seen = new Set();
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -21,6 +28,7 @@ _TEXT_JS = """([root, minPx]) => {
     if (!el || seen.has(el) || !node.textContent.trim()) continue;
     seen.add(el);
     if (el.closest('.katex-mathml, script, style, noscript, title, desc')) continue;
+    if (insideClosedDetails(el)) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
     const rect = range.getBoundingClientRect();
@@ -51,12 +59,16 @@ _TARGET_JS = """([root, minPx]) => {
     const st = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility === 'visible';
   });
-  // a visually hidden radio or checkbox is operated through its label: measure the label
+  // a radio or checkbox is also operated through its label (a tap on the label checks it): measure the two
+  // together, or the label alone when the input is visually hidden
   const boxOf = el => {
     const r = el.getBoundingClientRect();
-    if ((el.type === 'radio' || el.type === 'checkbox') && (r.width < 2 || r.height < 2) && el.labels && el.labels[0])
-      return el.labels[0].getBoundingClientRect();
-    return r;
+    if (!((el.type === 'radio' || el.type === 'checkbox') && el.labels && el.labels[0])) return r;
+    const l = el.labels[0].getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || l.width === 0) return l.width ? l : r;
+    const left = Math.min(r.left, l.left), top = Math.min(r.top, l.top);
+    const right = Math.max(r.right, l.right), bottom = Math.max(r.bottom, l.bottom);
+    return { left, top, right, bottom, width: right - left, height: bottom - top };
   };
   const boxes = all.map(boxOf);
   const inSentence = el => el.tagName === 'A' && getComputedStyle(el).display === 'inline'

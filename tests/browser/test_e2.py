@@ -10,10 +10,14 @@ def test_the_picture_and_the_alpha_of_the_chosen_pair(lesson, data):
     page, _ = lesson
     assert page.get_attribute("#e2", "data-c13-init") == "done"
     prefixes, drafts = names(data)
-    assert page.locator("#e2 .c13-e2-picture svg .c13-col").count() >= 8
+    assert page.locator("#e2 .c13-e2-picture .c13-duo-wide svg .c13-col").count() >= 8
     assert f"{data['distributions'][prefixes[0]]['alpha'][drafts[0]] * 100:.1f}%" in page.inner_text("#e2 .c13-e2-stats")
-    # the picture shows constants.top_n tokens one by one, plus the folded rest, on a wide screen
-    assert page.locator("#e2 .c13-e2-picture svg .c13-col").count() == data["constants"]["top_n"] + 1
+    # the picture shows constants.top_n tokens one by one, plus the folded rest, on a wide screen: in both layouts
+    for layout in ("wide", "narrow"):
+        assert page.locator(f"#e2 .c13-e2-picture .c13-duo-{layout} svg .c13-col").count() == \
+            data["constants"]["top_n"] + 1
+    assert page.is_visible("#e2 .c13-e2-picture .c13-duo-wide svg")
+    assert not page.is_visible("#e2 .c13-e2-picture .c13-duo-narrow svg")
 
 
 def test_the_draft_radios_name_each_drafts_role(lesson, data):
@@ -89,8 +93,14 @@ def test_the_offline_seed_reproduces_the_json_tv_exactly(lesson, data):
         assert r["state"] == "done" and int(r["n"]) == ref["n"] and int(r["seed"]) == ref["seed"]
         assert float(r["tv"]) == ref["tv"], (prefix, draft, scheme, r["tv"], ref["tv"])
         assert r["equal"] == "true"
+        # a figure a reader reads (four decimals), the exact double on demand
         text = page.inner_text("#e2 [data-run=repro]")
-        assert repr(ref["tv"]) in text and "逐位相同" in text
+        assert f"{ref['tv']:.4f}" in text and "逐位相同" in text and repr(ref["tv"]) not in text, text
+        assert repr(ref["tv"]) not in page.inner_text("#e2 .c13-repro-box .c13-hint")
+        for toggle in page.locator("#e2 [data-run=repro] .c13-raw-toggle").all():
+            toggle.click()
+        raw = page.eval_on_selector_all("#e2 [data-run=repro] code.c13-raw:not([hidden])", "cs => cs.map(c => c.textContent)")
+        assert raw == [repr(ref["tv"])] * 2, raw
     choose(page, prefixes[0], drafts[0])
 
 

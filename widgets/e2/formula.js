@@ -1,5 +1,6 @@
-// E2's formula of lesson section 6: each underlined term is a button; choosing one explains it and highlights
-// its part of the stacked picture (the picture's data-hl attribute, styled in c13-widgets.css).
+// E2's formula of lesson section 6: the page's own KaTeX formula (docs/index.md, rendered at build time), whose
+// terms carry data-term="A" … "G" (\htmlData); each term becomes a toggle button that explains it and
+// highlights its part of the stacked picture (the picture's data-hl attribute, styled in c13-widgets.css).
 import { el, fixed, pct } from "../c13-util.js";
 
 const TERMS = {
@@ -28,21 +29,44 @@ export function termText(term, dist) {
   }[term];
 }
 
-/** The formula block; onChoose(term) is called with the term pressed. Returns {node, press(term)}. */
-export function formulaBlock(onChoose) {
-  const buttons = [];
-  const term = (key) => {
-    const button = el("button", { type: "button", class: "c13-term", "aria-pressed": "false", "data-term": key },
-      TERMS[key][0], el("sup", { text: key }));
-    button.addEventListener("click", () => onChoose(key));
-    buttons.push(button);
-    return button;
-  };
+/** Turn one KaTeX term span into a toggle button (keyboard: Tab to it, Enter or Space to press it). */
+function termButton(span, onChoose) {
+  const key = span.dataset.term;
+  Object.assign(span, { tabIndex: 0 });
+  span.classList.add("c13-term");
+  span.setAttribute("role", "button");
+  span.setAttribute("aria-pressed", "false");
+  span.setAttribute("aria-label", `(${key}) ${TERMS[key][0]}`);
+  span.addEventListener("click", () => onChoose(key));
+  span.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); onChoose(key); }
+    if (event.key === " ") event.preventDefault(); // no page scroll; Space acts on release, as on a button
+  });
+  span.addEventListener("keyup", (event) => {
+    if (event.key === " ") { event.preventDefault(); onChoose(key); }
+  });
+  return span;
+}
+
+/**
+ * The formula block around `math` (the page's KaTeX formula, a copy of its .arithmatex node); onChoose(term) is
+ * called with the term pressed. Returns {node, press(term)}. The terms are inside KaTeX's HTML rendering, which
+ * KaTeX hides from assistive technology in favour of its MathML: here the HTML carries the buttons, so it is the
+ * part that is exposed and the MathML copy is hidden instead.
+ */
+export function formulaBlock(math, onChoose) {
+  const buttons = [...math.querySelectorAll("[data-term]")].filter((span) => span.dataset.term in TERMS)
+    .map((span) => termButton(span, onChoose));
+  if (buttons.length !== Object.keys(TERMS).length) {
+    throw new Error(`E2: the page's formula marks ${buttons.length} terms, the widget knows ${Object.keys(TERMS).length}`);
+  }
+  for (const node of math.querySelectorAll(".katex-html")) node.removeAttribute("aria-hidden");
+  for (const node of math.querySelectorAll(".katex-mathml")) node.setAttribute("aria-hidden", "true");
+  math.classList.add("c13-formula");
   const node = el("div", { class: "c13-formula-box" },
-    el("p", null, el("strong", { text: "为什么输出恰好是 p。" }), "点公式里带下划线的项，看它的意思和它在叠放图里是哪一块："),
-    el("p", { class: "c13-formula" }, "P(x) = ", term("A"), " + ", term("B"), " · ", term("C")),
-    el("p", { class: "c13-formula" }, "　　 = ", term("D"), " + ", term("E"), " = p(x)"),
-    el("p", { class: "c13-formula c13-formula-wrong" }, "从 p 重抽：P̃(x) = ", term("F"), " + ", term("G"), " ≠ p(x)"));
+    el("p", null, el("strong", { text: "为什么输出恰好是 p。" }),
+      "点公式里带下划线的项（或用 Tab 移到它上面按 Enter），看它的意思和它在叠放图里是哪一块："),
+    math);
   /** Mark `chosen` (or none) as pressed. */
   const press = (chosen) => {
     for (const button of buttons) button.setAttribute("aria-pressed", button.dataset.term === chosen ? "true" : "false");

@@ -5,13 +5,13 @@
 // the same PRNG (random.Random) the generator used offline, so a run with the offline check's seed and size
 // reproduces the offline TV exactly. This module wires the parts: controls.js, pictures.js, formula.js,
 // rounds.js, runs.js, status.js.
-import { el, fill, mount, num, prob, pct, staticChildren, stash, uid } from "../c13-util.js";
+import { el, fill, fixed, mount, num, prob, pct, promptBox, staticChildren, stash, uid } from "../c13-util.js";
 import { prediction, sharedControls, tabs } from "./controls.js";
 import { distributionStore } from "./distributions.js";
 import { formulaBlock, highlightOf, termText } from "./formula.js";
 import { columnsFor, drawFailTable, drawStacked } from "./pictures.js";
 import { emptyTally, showNaiveRound, showRound } from "./rounds.js";
-import { LIVE_SIZES, execute, runArea, showReproduction, showRun } from "./runs.js";
+import { LIVE_SIZES, clearArea, execute, markStale, runArea, showReproduction, showRun } from "./runs.js";
 import { pythonStatus, startWhenReached } from "./status.js";
 
 const SCHEME_LABELS = {
@@ -32,6 +32,7 @@ function naivePanel(widget) {
   const out = el("div", { class: "c13-round", "aria-live": "polite" });
   const tally = el("p", { class: "c13-tally" });
   const area = runArea("naive", widget.python);
+  widget.areas.push(area);
   widget.panels[0].append(
     el("p", { text: "草稿从 q 抽一个 x，目标从 p 抽一个 y；两者相等才算猜中，否则取 y。输出永远是目标自己抽的 y，所以分布是对的——" +
       "可是两次独立抽样撞到同一个 token 的概率只有 Σ p(x)·q(x)。" }),
@@ -58,13 +59,14 @@ function reproductionBox(widget, data) {
     offlineSchemes.map((s) => el("option", { value: s, text: widget.schemeNames[s] })));
   const info = el("p", { class: "c13-hint" });
   const area = runArea("repro", widget.python);
+  widget.areas.push(area);
   const button = widget.button("按离线检验重跑", () => widget.reproduce(select.value, area));
   const update = () => {
     const dist = widget.current();
     const reference = dist.offline[select.value];
     button.textContent = `按离线检验重跑（种子 ${reference.seed}，${num(reference.n)} 轮）`;
-    info.textContent = `c13.json 里的离线数字：前缀「${dist.prefix}」，${dist.draft}，${widget.schemeNames[select.value]}，` +
-      `TV = ${reference.tv}`;
+    fill(info, "c13.json 里的离线数字：前缀 ", promptBox(dist.prefix), `，${dist.draft}，${widget.schemeNames[select.value]}，` +
+      `TV = ${fixed(reference.tv, 4)}（种子 ${reference.seed}）`);
   };
   select.addEventListener("change", update);
   const node = el("div", { class: "c13-repro-box" },
@@ -80,6 +82,7 @@ function improvedPanel(widget, data) {
   const out = el("div", { class: "c13-round", "aria-live": "polite" });
   const tally = el("p", { class: "c13-tally" });
   const area = runArea("main", widget.python);
+  widget.areas.push(area);
   const guess = prediction(widget.group, (scheme) => { widget.state.prediction = scheme; widget.setRunning(widget.state.running); });
   const bigButtons = LIVE_SIZES.map((n, i) => {
     const button = widget.button(i === 0 ? `跑 ${num(n)} 轮` : `×${num(n)}：跑 ${num(n)} 轮`,
@@ -89,7 +92,7 @@ function improvedPanel(widget, data) {
     return button;
   });
   const explain = el("div", { class: "c13-term-explain", "aria-live": "polite" });
-  const formula = formulaBlock((term) => widget.chooseTerm(term));
+  const formula = formulaBlock(widget.formulaMath, (term) => widget.chooseTerm(term));
   const reproduction = reproductionBox(widget, data);
   widget.panels[2].append(
     el("p", { text: "草稿从 q 抽出 x 之后：若 p(x) ≥ q(x)，一律接受；若 q(x) > p(x)，以 p(x)/q(x) 的概率接受。" +
@@ -112,6 +115,7 @@ function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint 
     try {
       const record = await data.python.round({ key: dist.key, p: dist.pJSON, q: dist.qJSON, scheme, seed, index });
       state.roundIndex.set(key, index + 1);
+      if (widget.current() !== dist) return; // the reader chose another prefix or draft meanwhile
       const args = { record, dist, labels: data.labels, seed, index, tally: state.tally };
       if (scheme === "naive") {
         showNaiveRound(out, tallyLine, args);
@@ -132,13 +136,40 @@ function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint 
     const options = { schemeNames: widget.schemeNames, noise: store.noise, labels: data.labels, withFeedback,
       columns: widget.columns() };
     await execute(widget, area, { dist, scheme, n, seed: seedOf(), chunk: n >= 100_000 ? 10_000 : 2_000 },
-      (result, wallMs) => showRun(area, result, dist, wallMs, options));
+      (result, wallMs) => {
+        showRun(area, result, dist, wallMs, options);
+        if (widget.current() !== dist) markStale(area, dist);
+      });
   };
   widget.reproduce = async (scheme, area) => {
     const dist = widget.current();
     const reference = dist.offline[scheme];
     await execute(widget, area, { dist, scheme, n: reference.n, seed: reference.seed, chunk: 20_000 },
-      (result, wallMs) => showReproduction(area, result, reference, wallMs, scheme));
+      (result, wallMs) => {
+        showReproduction(area, result, reference, wallMs, scheme);
+        if (widget.current() !== dist) markStale(area, dist);
+      });
+  };
+}
+
+/** The page's KaTeX formula of the terms (docs/index.md, .c13-e2-formula): a copy for the live formula box. */
+function pageFormula(section) {
+  const math = section.querySelector(":scope > .c13-e2-formula .arithmatex");
+  if (!math || !math.querySelector(".katex [data-term]")) throw new Error("E2: the page has no KaTeX formula with terms");
+  return math.cloneNode(true);
+}
+
+/** Buttons that turn themselves off while a run goes on stay focusable (aria-disabled, not disabled), so the
+ * keyboard focus never falls to <body>; a press while off does nothing. */
+function buttonMaker(widget) {
+  return (text, onclick) => {
+    const button = el("button", { type: "button", class: "md-button", text });
+    button.addEventListener("click", (event) => {
+      if (button.getAttribute("aria-disabled") === "true") { event.preventDefault(); return; }
+      onclick(event);
+    });
+    widget.runButtons.push(button);
+    return button;
   };
 }
 
@@ -146,10 +177,11 @@ export function render(section, data) {
   const store = distributionStore(data);
   const state = { prefix: data.prefixes[0], draft: data.drafts[0], prediction: null, running: false,
     roundIndex: new Map(), tally: emptyTally(), marked: null, term: null };
+  const formulaMath = pageFormula(section);
   const live = mount(section, "c13-e2");
   const box = stash(section, staticChildren(section), "静态版本：构建时的叠放图与离线数字");
   const widget = { python: data.python, state, group: uid("e2"), schemeNames: schemeNames(data.constants.schemes),
-    current: () => store.get(state.prefix, state.draft), runButtons: [] };
+    current: () => store.get(state.prefix, state.draft), runButtons: [], areas: [], formulaMath };
   const controls = sharedControls(widget.group, data, { onPrefix: (v) => { state.prefix = v; redraw(); },
     onDraft: (v) => { state.draft = v; redraw(); } });
   const stats = el("p", { class: "c13-e2-stats" });
@@ -157,21 +189,22 @@ export function render(section, data) {
   const status = el("div", { class: "c13-py", role: "status" });
   const tabList = tabs(widget.group);
   widget.panels = tabList.panels;
+  // the picture's box stays on screen (sticky) above the tabs, the formula and the runs: see css/e2.css
   live.append(controls.node, stats, picture, status, tabList.list, ...tabList.panels);
 
-  widget.button = (text, onclick) => {
-    const button = el("button", { type: "button", class: "md-button", text, onclick });
-    widget.runButtons.push(button);
-    return button;
-  };
+  widget.button = buttonMaker(widget);
   widget.setRunning = (on) => {
     state.running = on;
-    for (const b of widget.runButtons) b.disabled = on || (improved.bigButtons.includes(b) && !state.prediction);
+    for (const b of widget.runButtons) {
+      const off = on || (improved.bigButtons.includes(b) && !state.prediction);
+      b.setAttribute("aria-disabled", off ? "true" : "false");
+    }
     section.dataset.running = on ? "true" : "false";
   };
   widget.columns = () => Number(picture.dataset.columns);
+  const columns = () => columnsFor(live.clientWidth, data.constants.top_n);
   const drawPicture = () => drawStacked(picture, { dist: widget.current(), labels: data.labels, target: data.target,
-    n: columnsFor(live.clientWidth, data.constants.top_n), topN: data.constants.top_n, marked: state.marked, highlight: highlightOf(state.term) });
+    n: columns(), marked: state.marked, highlight: highlightOf(state.term) });
 
   attachRuns(widget, { data, store, seed: controls.seed, drawPicture, guessHint: () => improved.guessHint });
   widget.chooseTerm = (term) => {
@@ -185,9 +218,12 @@ export function render(section, data) {
   const naive = naivePanel(widget);
   const fail = failPanel(widget);
   const improved = improvedPanel(widget, data);
-  pythonStatus(section, status, data.python, data.pythonStages || [], () => { if (box) box.open = true; });
+  pythonStatus(section, status, data.python, { stages: data.pythonStages || [], sizes: data.pyodide_bytes },
+    () => { if (box) box.open = true; });
   startWhenReached(section, data.python);
+  keepPinned(live, picture, () => { if (columns() !== widget.columns()) drawPicture(); });
 
+  /** A new prefix or draft: everything shown for the old one goes (runs still going say so when they end). */
   function redraw() {
     const dist = widget.current();
     state.marked = null;
@@ -197,7 +233,11 @@ export function render(section, data) {
     drawFailTable(fail.table, fail.text, dist, data.labels);
     improved.reproduction.update();
     if (state.term) fill(improved.explain, el("p", { text: termText(state.term, dist) }));
-    for (const roundBox of [improved.out, naive.out]) fill(roundBox);
+    for (const roundBox of [improved.out, naive.out]) {
+      fill(roundBox);
+      for (const key of Object.keys(roundBox.dataset)) delete roundBox.dataset[key];
+    }
+    for (const area of widget.areas) clearArea(area);
     improved.tally.textContent = "";
     naive.tally.textContent = "";
     state.tally = emptyTally();
@@ -206,4 +246,17 @@ export function render(section, data) {
   redraw();
   widget.setRunning(false);
   section.classList.add("c13-is-live");
+}
+
+/** The height of the pinned picture, for the scroll margin of what lies under it (a focused control is never
+ * scrolled behind the picture), and a redraw when the experiment's width changes. */
+function keepPinned(live, picture, onResize) {
+  if (!("ResizeObserver" in window)) return;
+  const observer = new ResizeObserver(() => {
+    if (!live.isConnected) { observer.disconnect(); return; }
+    const pin = picture.querySelector(".c13-e2-pin");
+    if (pin) live.style.setProperty("--c13-e2-pin", `${Math.ceil(pin.getBoundingClientRect().height)}px`);
+    onResize();
+  });
+  observer.observe(live);
 }

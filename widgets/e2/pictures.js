@@ -1,9 +1,13 @@
 // E2's pictures: the stacked p/q picture and a run's output histogram, both drawn by
 // widgets/figures/stacked.mjs (the stacked one is the build-time figure's function), and the table of tab ②.
-import { el, fill, fromMarkup, num, prob, pct, tok, uid } from "../c13-util.js";
+// Each picture comes in its two layouts (wide: columns; narrow: one row per token, for a phone), and the page's
+// CSS shows the one that fits; a highlight or the marked x goes into both.
+import { el, fill, fromMarkup, num, prob, pct, promptBox, tok, uid } from "../c13-util.js";
 import { outputHistogram, stackedColumns, stackedPicture } from "../figures/stacked.mjs";
 
-const NARROW_WIDTH = 560;   // below this width (px) the picture shows fewer tokens one by one
+// below this width (px) the picture (then in its narrow layout, a row per token) shows fewer tokens one by one, so
+// that the pinned picture leaves a phone's screen room for the controls under it
+const NARROW_WIDTH = 560;
 const NARROW_TOP_N = 7;
 const FAIL_TABLE_ROWS = 8;  // tokens listed in tab ②'s table
 
@@ -12,27 +16,30 @@ export function columnsFor(width, topN) {
   return (width || 800) < NARROW_WIDTH ? NARROW_TOP_N : topN;
 }
 
-function swatch(cls, text) {
-  return el("span", { class: "c13-sw-item" }, el("span", { class: `c13-sw ${cls}`, "aria-hidden": "true" }), text);
+/** What the caption says of the last drafted token: its column is marked x, or it is folded into the rest. */
+function markedText(marked, dist, labels, n) {
+  if (marked === null) return null;
+  const label = labels[marked] ?? `#${marked}`;
+  if (stackedColumns(dist.columns, n).some((column) => column.id === marked)) {
+    return `标着 x 的是最近一轮草稿抽到的 token「${label}」。`;
+  }
+  return `最近一轮草稿抽到的 x =「${label}」不在单独画出的 ${n} 个 token 里，归在最后的“其余”里，所以图里没有标 x。`;
 }
 
-/** The legend as HTML, for a narrow picture (the wide one draws it inside, as the build-time picture does). */
-function htmlLegend() {
-  return el("p", { class: "c13-legend" },
-    swatch("c13-sw-shared", "绿 min(p, q)：两边共有"), swatch("c13-sw-resid", "条纹蓝 p − q（p 更大处）"),
-    swatch("c13-sw-excess", "交叉红 q − p（草稿多给处）"), swatch("c13-sw-p", "虚线框 = p"));
-}
-
-/** The stacked picture into `figure`: marked = the last drafted token (or null), highlight = a part or null. */
-export function drawStacked(figure, { dist, labels, n, topN, marked, highlight, target }) {
-  const wide = n === topN;
-  const svg = fromMarkup(stackedPicture({ columns: dist.columns, labels, n, id: uid("e2-stack"), prefix: dist.prefix,
-    draft: dist.draft, marked, legend: wide }));
-  if (highlight) svg.dataset.hl = highlight;
+/** The stacked picture into `figure`: marked = the last drafted token (or null), highlight = a part or null (set
+ * on the svg of both layouts). The picture goes in a box (.c13-e2-pin) that stays on screen while the reader works
+ * below it. */
+export function drawStacked(figure, { dist, labels, n, marked, highlight, target }) {
+  const picture = fromMarkup(stackedPicture({ columns: dist.columns, labels, n, id: uid("e2-stack"),
+    prefix: dist.prefix, draft: dist.draft, marked }));
+  if (highlight) for (const svg of picture.querySelectorAll("svg")) svg.dataset.hl = highlight;
   figure.dataset.columns = String(n);
-  fill(figure, wide ? null : htmlLegend(), svg, el("figcaption", { text: `前缀「${dist.prefix}」，目标 ${target} 对 ${dist.draft}：两边概率最高的 ${n} 个 token，` +
-    "其余折叠为一列（太高时截断，数字照写）。绿 + 蓝 = p；绿 + 红 = q。" +
-    (marked !== null ? "标着 x 的一列是最近一轮草稿抽到的 token。" : "") }));
+  const note = markedText(marked, dist, labels, n);
+  figure.dataset.marked = marked === null ? "" : String(marked);
+  fill(figure, el("div", { class: "c13-e2-pin" }, picture),
+    el("figcaption", null, "前缀 ", promptBox(dist.prefix), `，目标 ${target} 对 ${dist.draft}：两边概率最高的 ${n} 个 token，` +
+      "其余折叠在一起（超出画幅时截断，数字照写）。绿 + 蓝 = p；绿 + 红 = q。",
+    note ? el("span", { class: "c13-e2-marked", text: note }) : null));
 }
 
 /** A run's histogram into `figure`, over the same columns as the picture above it. */
@@ -51,7 +58,7 @@ export function drawFailTable(tableBox, textBox, dist, labels) {
   body.append(el("tr", { class: "c13-sum" }, el("th", { scope: "row", text: `全部 ${num(dist.p.length)} 个 token 之和` }),
     el("td", { text: `Σ p·q = ${prob(dist.sumPQ)}` }), el("td", { text: `α = ${prob(dist.alpha)}` })));
   fill(tableBox, el("table", { class: "c13-mini" },
-    el("caption", { text: `前缀「${dist.prefix}」，${dist.draft}：概率最高的 ${FAIL_TABLE_ROWS} 个 token` }),
+    el("caption", null, "前缀 ", promptBox(dist.prefix), `，${dist.draft}：概率最高的 ${FAIL_TABLE_ROWS} 个 token`),
     el("thead", null, el("tr", null, el("th", { scope: "col", text: "token" }),
       el("th", { scope: "col", text: "朴素：提出且撞上 q·p" }), el("th", { scope: "col", text: "min 规则：提出且接受 min(p, q)" }))),
     body));

@@ -1,6 +1,6 @@
 // E2's single rounds: what sampler.py drew in one round of a seeded stream (naive: x and y; the correct scheme:
 // x, p(x), q(x), the acceptance probability, u, the decision, the residual draw), and the running tallies.
-import { el, fill, fixed, prob, tok, trim } from "../c13-util.js";
+import { el, fill, fixed, prob, promptBox, tok, trim } from "../c13-util.js";
 
 export function emptyTally() {
   return { naive: [0, 0], lower: [0, 0], higher: [0, 0], higherExpected: 0 };
@@ -27,7 +27,8 @@ export function showNaiveRound(out, tallyLine, { record, dist, labels, seed, ind
 }
 
 function roundHead(seed, index, dist) {
-  return el("p", { class: "c13-round-head", text: `种子 ${seed} 的第 ${index + 1} 轮（前缀「${dist.prefix}」，${dist.draft}）` });
+  return el("p", { class: "c13-round-head" }, `种子 ${seed} 的第 ${index + 1} 轮（前缀 `, promptBox(dist.prefix),
+    `，${dist.draft}）`);
 }
 
 /** One round of the correct scheme into `out`; the tally line compares q ≤ p and q > p rounds. */

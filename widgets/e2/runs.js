@@ -1,7 +1,7 @@
 // E2's runs through the Python worker: a progress line with a cancel button, the run itself, and what a
 // finished run shows — its TV against the noise floor, the acceptance rate, the time, the offline reference for
 // the large run, the feedback on the prediction, and the histogram; the reproduction of an offline figure.
-import { el, fill, fixed, num, pct, prob, tok } from "../c13-util.js";
+import { el, fill, fixed, num, pct, prob, promptBox, tok, uid } from "../c13-util.js";
 import { drawHistogram } from "./pictures.js";
 
 export const LIVE_SIZES = [10_000, 100_000];
@@ -20,8 +20,25 @@ export function runArea(name, python) {
   return { node, progress, progressText, cancel, summary, figure };
 }
 
+/** Empty an area (its run belonged to a prefix or draft no longer chosen); a run still going is left alone. */
+export function clearArea(area) {
+  if (area.summary.dataset.state === "running") return;
+  fill(area.summary);
+  fill(area.figure);
+  area.progressText.textContent = "";
+  for (const key of Object.keys(area.summary.dataset)) if (key !== "run") delete area.summary.dataset[key];
+}
+
+/** Say that a finished run belongs to an earlier choice of prefix and draft (chosen while it ran). */
+export function markStale(area, dist) {
+  area.summary.prepend(el("p", { class: "c13-stale" }, "这次运行属于之前的选择（前缀 ", promptBox(dist.prefix),
+    `，${dist.draft}），它开始之后你换了前缀或草稿；上面的叠放图已是新的选择。`));
+  area.summary.dataset.stale = "true";
+}
+
 /** Run n rounds in the worker, showing progress; done(result, wallMs) on success. */
 export async function execute(widget, area, { dist, scheme, n, seed, chunk }, done) {
+  const trigger = document.activeElement;
   widget.setRunning(true);
   Object.assign(area.progress, { hidden: false, max: n, value: 0 });
   area.cancel.hidden = false;
@@ -43,9 +60,12 @@ export async function execute(widget, area, { dist, scheme, n, seed, chunk }, do
     area.progressText.textContent = err.cancelled ? "已取消。下次运行会重新启动 Python 抽样器。" : `运行失败：${err.message}`;
     area.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
   } finally {
+    // the cancel button hides: a keyboard focus on it goes back to the control that started the run
+    const onCancel = document.activeElement === area.cancel;
     area.progress.hidden = true;
     area.cancel.hidden = true;
     widget.setRunning(false);
+    if (onCancel && trigger instanceof HTMLElement && trigger.isConnected) trigger.focus();
   }
 }
 
@@ -62,7 +82,7 @@ function feedback(result, dist, floor, labels) {
     text = [`TV 是噪声基准的 ${fixed(ratio, 2)} 倍——和直接从 p 抽一样大，差别只是抽样噪声：输出就是 p。`];
   }
   return el("p", { class: `c13-feedback ${biased ? "c13-bad" : "c13-good"}` },
-    el("strong", { text: biased ? "✗ 偏了。" : "✓ 对了。" }), " ", ...text);
+    el("strong", { text: biased ? "✗ 偏了。" : "✓ 对了。" }), ...text);
 }
 
 /** What a finished run shows. options: {schemeNames, noise(dist, n), labels, withFeedback, columns}. */
@@ -71,7 +91,8 @@ export function showRun(area, result, dist, wallMs, options) {
   const list = el("dl", { class: "c13-dl" });
   const row = (term, value) => list.append(el("dt", { text: term }), el("dd", null, value));
   row("抽法", options.schemeNames[result.scheme]);
-  row("种子、次数", `种子 ${result.seed}，${num(result.n)} 轮（前缀「${dist.prefix}」，${dist.draft}）`);
+  row("种子、次数", el("span", null, `种子 ${result.seed}，${num(result.n)} 轮（前缀 `, promptBox(dist.prefix),
+    `，${dist.draft}）`));
   row("输出与 p 的 TV 距离", el("strong", { text: fixed(result.tv, 4) }));
   row("噪声基准", `直接从 p 抽 ${num(result.n)} 次，TV 的期望 ≈ ${fixed(floor, 4)}`);
   if (result.scheme === "naive") row("猜中率", `${pct(result.acceptance_rate, 2)}（Σ p·q = ${pct(dist.sumPQ, 2)}）`);
@@ -80,7 +101,9 @@ export function showRun(area, result, dist, wallMs, options) {
   const reference = dist.offline[result.scheme];
   if (result.n >= LARGE_RUN && reference && (result.scheme === "correct" || result.scheme === "resample_p")) {
     row("离线参考", `${num(reference.n)} 次（种子 ${reference.seed}）：TV = ${fixed(reference.tv, 4)}；` +
-      `噪声基准 ≈ ${fixed(options.noise(dist, reference.n), 4)}`);
+      `噪声基准 ≈ ${fixed(options.noise(dist, reference.n), 4)}。` +
+      (result.seed === reference.seed && result.n === reference.n ? "" : "种子和次数都与这次不同，两个 TV 只应同一量级；" +
+        "要逐位相同，用下面的“按离线检验重跑”。"));
   }
   if (result.scheme === "resample_p") row("闭式偏差", `½·Σ|min(p, q) − α·p| = ${fixed(dist.closedTV, 4)}（无穷多次时的 TV）`);
   fill(area.summary, list, options.withFeedback ? feedback(result, dist, floor, options.labels) : null);
@@ -90,17 +113,29 @@ export function showRun(area, result, dist, wallMs, options) {
     title: `${num(result.n)} 轮的输出直方图（${options.schemeNames[result.scheme]}）与目标分布 p` });
 }
 
+/** A TV as a reader reads it (4 decimals), with the exact double on demand. */
+export function tvFigure(value) {
+  const raw = el("code", { class: "c13-raw", text: String(value), hidden: true, id: uid("e2-raw") });
+  const toggle = el("button", { type: "button", class: "c13-raw-toggle", "aria-expanded": "false", "aria-controls": raw.id,
+    text: "完整数字" });
+  toggle.addEventListener("click", () => {
+    raw.hidden = !raw.hidden;
+    toggle.setAttribute("aria-expanded", raw.hidden ? "false" : "true");
+  });
+  return el("span", { class: "c13-tv", title: String(value) }, el("strong", { text: fixed(value, 4) }), " ", toggle, " ", raw);
+}
+
 /** The browser's run with the offline seed and size beside the offline figure: equal to the last bit, or not. */
 export function showReproduction(area, result, reference, wallMs, scheme) {
   const same = result.tv === reference.tv && result.n === reference.n && result.seed === reference.seed;
   const list = el("dl", { class: "c13-dl" },
-    el("dt", { text: "浏览器里的 TV" }), el("dd", null, el("code", { text: String(result.tv) })),
-    el("dt", { text: "离线的 TV（c13.json）" }), el("dd", null, el("code", { text: String(reference.tv) })),
+    el("dt", { text: "浏览器里的 TV" }), el("dd", null, tvFigure(result.tv)),
+    el("dt", { text: "离线的 TV（c13.json）" }), el("dd", null, tvFigure(reference.tv)),
     el("dt", { text: "种子、次数" }), el("dd", { text: `种子 ${result.seed}，${num(result.n)} 轮，用时 ${Math.round(result.ms)} ms` +
       `（从点击起 ${Math.round(wallMs)} ms）` }));
   fill(area.summary, list, el("p", { class: `c13-feedback ${same ? "c13-good" : "c13-bad"}` },
     el("strong", { text: same ? "✓ 逐位相同。" : "✗ 不相同。" }),
-    same ? "同一个文件、同一个伪随机数生成器、同一个种子，给出同一个数。"
+    same ? "同一个文件、同一个伪随机数生成器、同一个种子，给出同一个数（展开“完整数字”可以逐位对照）。"
       : "这不该发生：浏览器和离线用的不是同一个抽样器或同一份数据。"));
   Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), offlineTv: String(reference.tv),
     equal: same ? "true" : "false", seed: String(result.seed), n: String(result.n), scheme });

@@ -1,5 +1,6 @@
 // Every figure the pages and the widgets draw, by name: the build (generator/pages/render_figures.mjs) renders
 // the static versions through this table, the widgets import the same functions for the live ones.
+import { alphaPositions, alphaPositionsTable } from "./alpha_positions.mjs";
 import { requestPath } from "./request_path.mjs";
 import { replayTable, replayText } from "./replay.mjs";
 import { sliderPlot, speedupPlot } from "./speedup.mjs";
@@ -16,6 +17,8 @@ export const FIGURES = {
   replay_text: replayText,
   speedup: speedupPlot,
   speedup_sliders: sliderPlot,
+  alpha_positions: alphaPositions,
+  alpha_positions_table: alphaPositionsTable,
 };
 
 /** One figure's markup; an unknown name or a failing figure throws with the name in the message. */

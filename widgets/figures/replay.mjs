@@ -3,10 +3,13 @@
 // Each round of the text is <span class="c13-round-tokens" data-round="i">: the live widget shows the rounds up
 // to its step and marks the current one through that attribute.
 import { fixed, pct, prob } from "./formats.mjs";
-import { attrs, escapeText, tokenSpan } from "./svg.mjs";
+import { attrs, escapeHtml, escapeText, tokenSpan } from "./svg.mjs";
 
 const VISIBLE = { "⏎": "\n", "␠": " ", "⇥": "\t", "␍": "\r" };
 const SHOWN = { "\n": "⏎", "\t": "⇥", "\r": "␍" };
+const BYTES = /‹[0-9A-F]{2}(?: [0-9A-F]{2})*›/;
+/** What a byte token is, for its tooltip: the same words as the note beside E4. */
+export const BYTES_NOTE = "UTF-8 字节：这个 token 只是一个字的一部分字节，几个字节合起来才是一个汉字";
 const HEAD = ["轮", "位置", "草稿 token", "p(x)", "q(x)", "接受概率", "u", "判定", "本轮结果", "累计 token", "每次目标前向"];
 
 /** A display label back to its bytes: ‹E6 98› → those bytes, ‹U+0008› → that character, ⏎ → newline. */
@@ -56,6 +59,18 @@ export function readable(bytes) {
     (/\p{Cc}/u.test(ch) ? `‹U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}›` : ch)).join("");
 }
 
+/** True when a display label holds raw bytes (‹E6 A2›): part of a character, not a whole one. */
+export function isByteLabel(label) {
+  return BYTES.test(label || "");
+}
+
+/** A token in its box; a byte token carries its explanation as a tooltip. */
+function replayToken(labels, id) {
+  const span = tokenSpan(labels, id);
+  return isByteLabel(labels[id]) ? span.replace('class="c13-tok"', `class="c13-tok c13-bytes" title="${escapeHtml(BYTES_NOTE)}"`)
+    : span;
+}
+
 /** The token ids of the prompt and of the first `upto` rounds, in order. */
 export function replayIds(replay, upto) {
   const ids = [...replay.prompt_tokens];
@@ -70,10 +85,10 @@ export function plainText(replay, labels, upto) {
 
 /** The generated text marked token by token, then read as one string. args: {replay, labels}. */
 export function replayText({ replay, labels }) {
-  const parts = [`<span class="c13-prompt">${replay.prompt_tokens.map((t) => tokenSpan(labels, t)).join("")}</span>`];
+  const parts = [`<span class="c13-prompt">${replay.prompt_tokens.map((t) => replayToken(labels, t)).join("")}</span>`];
   replay.rounds.forEach((round, i) => {
-    const accepted = round.draft.slice(0, round.accepted).map((t) => `<span class="c13-t-acc">${tokenSpan(labels, t)}</span>`);
-    const last = `<span class="${round.kind === "bonus" ? "c13-t-bonus" : "c13-t-res"}">${tokenSpan(labels, round.token)}</span>`;
+    const accepted = round.draft.slice(0, round.accepted).map((t) => `<span class="c13-t-acc">${replayToken(labels, t)}</span>`);
+    const last = `<span class="${round.kind === "bonus" ? "c13-t-bonus" : "c13-t-res"}">${replayToken(labels, round.token)}</span>`;
     parts.push(`<span${attrs({ class: "c13-round-tokens", "data-round": i })}>${accepted.join("")}${last}</span>`,
       `<span${attrs({ class: "c13-round-sep", "aria-hidden": "true", "data-round": i })}>|</span>`);
   });
@@ -86,17 +101,17 @@ function roundRows(replay, labels, round, number, totals) {
   const k = replay.k;
   const tested = round.u.length;
   const kind = round.kind === "bonus" ? "赠送" : "残差重抽";
-  const outcome = `接受 ${round.accepted} 个 + ${kind} ${tokenSpan(labels, round.token)}` +
+  const outcome = `接受 ${round.accepted} 个 + ${kind} ${replayToken(labels, round.token)}` +
     `<br><span class="c13-muted">产出 ${round.yield} 个</span>`;
   const rows = [];
   for (let i = 0; i < k; i++) {
     let cells;
     if (i < tested) {
       const verdict = i < round.accepted ? '<span class="c13-yes">✓ 接受</span>' : '<span class="c13-no">✗ 拒绝</span>';
-      cells = `<td>${tokenSpan(labels, round.draft[i])}</td><td>${prob(round.p[i])}</td><td>${prob(round.q[i])}</td>` +
+      cells = `<td>${replayToken(labels, round.draft[i])}</td><td>${prob(round.p[i])}</td><td>${prob(round.q[i])}</td>` +
         `<td>${pct(round.accept_prob[i], 1)}</td><td>${fixed(round.u[i], 3)}</td><td>${verdict}</td>`;
     } else {
-      cells = `<td>${tokenSpan(labels, round.draft[i])}</td><td colspan="5" class="c13-muted">前面已拒绝，不再检验</td>`;
+      cells = `<td>${replayToken(labels, round.draft[i])}</td><td colspan="5" class="c13-muted">前面已拒绝，不再检验</td>`;
     }
     const classes = [i === 0 ? "c13-round-start" : "", i < tested ? "" : "c13-untested"].filter(Boolean).join(" ");
     const lead = i === 0 ? `<th scope="rowgroup" rowspan="${k}">${number}</th>` : "";

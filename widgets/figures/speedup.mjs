@@ -1,10 +1,18 @@
-// E5 · speedup against k. The static plot: per draft, the formula with the measured α (filled) and the measured
-// yield converted (hollow), the best k marked. The live plot: the formula for the sliders' α, c and k.
-// Both share one frame: horizontal grid with "n×" ticks, the k axis, the 1× line of no speculation.
-import { asWritten, times, trim } from "./formats.mjs";
-import { attrs, coord, escapeHtml, line, niceStep, rect, svg, text } from "./svg.mjs";
+// E5 · speedup against k. The static plot: per draft, the formula with the draft's one α (pooled over every k)
+// as a line, the best k by it marked; each k's measurement as a hollow point (the measured yield converted) with a
+// bar for what that k's own α and its 95% interval give. The live plot: the formula for the sliders' α, c and k,
+// and the loaded draft's measured points. Both come in two layouts, wide and narrow, in one wrapper; the page's
+// CSS shows the one that fits its column (widgets/css/e5.css), so text is never drawn under 11 px. The points'
+// hover titles are in the wide layout only (the narrow one is for touch screens; the tables hold the same figures).
+import { asWritten, pct, times, trim } from "./formats.mjs";
+import { attrs, coord, escapeHtml, line, niceStep, rect, svg, text, twoLayouts } from "./svg.mjs";
 
 const SHAPES = ["circle", "square"];
+// the two layouts: width, margins and text sizes; the narrow one is drawn for a phone's column (≈ 300 px)
+const LAYOUTS = {
+  wide: { width: 560, height: 300, left: 52, right: 150, top: 28, bottom: 44, small: 11, label: 12, legend: "side" },
+  narrow: { width: 300, height: 370, left: 42, right: 8, top: 26, bottom: 146, small: 12, label: 13, legend: "below" },
+};
 
 /** 1 + α + … + α^k: the same number as (1 − α^(k+1)) / (1 − α), summed so that α = 0.8, k = 1 gives 1.8 exactly. */
 export function expectedYield(alpha, k) {
@@ -21,23 +29,40 @@ export function speedup(alpha, c, k) {
   return expectedYield(alpha, k) / (c * k + 1);
 }
 
-/** The frame: box, ticks every `step` up to ymax, the k labels, the 1× line; x(k) and y(v) map to the plot. */
-function frame({ width, height, left, right, top, bottom, ks, ymax, step, tick, baselineLabel }) {
-  const plotWidth = width - left - right;
-  const plotHeight = height - top - bottom;
-  const x = (k) => left + ((k - ks[0]) / Math.max(1, ks[ks.length - 1] - ks[0])) * plotWidth;
-  const y = (v) => top + plotHeight - (v / ymax) * plotHeight;
+/** The k that gives the largest speedup for α and c (the first of equals). */
+export function bestK(alpha, c, ks) {
+  return ks.reduce((best, k) => (speedup(alpha, c, k) > speedup(alpha, c, best) ? k : best), ks[0]);
+}
+
+/** The frame: ticks every `step` up to ymax, the k labels, the 1× line; x(k) and y(v) map to the plot. */
+function frame(L, ks, { ymin, ymax, step }) {
+  const plotWidth = L.width - L.left - L.right;
+  const plotHeight = L.height - L.top - L.bottom;
+  const x = (k) => L.left + 8 + ((k - ks[0]) / Math.max(1, ks[ks.length - 1] - ks[0])) * (plotWidth - 16);
+  const y = (v) => L.top + plotHeight - ((v - ymin) / (ymax - ymin)) * plotHeight;
   const parts = [];
-  for (let t = 0; t <= ymax + 1e-9; t += step) {
-    parts.push(line(left, y(t), left + plotWidth, y(t), "c13-grid"),
-      text(left - 6, y(t) + 4, tick(t), { cls: "c13-muted", anchor: "end", size: 11 }));
+  for (let i = 0; ymin + i * step <= ymax + 1e-9; i++) {
+    const t = ymin + i * step;
+    parts.push(line(L.left, y(t), L.left + plotWidth, y(t), "c13-grid"),
+      text(L.left - 5, y(t) + 4, `${trim(t, 2)}×`, { cls: "c13-muted", anchor: "end", size: L.small }));
   }
-  for (const k of ks) parts.push(text(x(k), top + plotHeight + 18, String(k), { cls: "c13-muted", size: 11 }));
-  parts.push(text(left + plotWidth / 2, height - 6, "k（每轮草稿 token 数）", { size: 12 }),
-    line(left, y(1), left + plotWidth, y(1), "c13-baseline"), baselineLabel(left, plotWidth, y(1)));
-  const axes = line(left, top + plotHeight, left + plotWidth, top + plotHeight, "c13-axis") +
-    line(left, top, left, top + plotHeight, "c13-axis");
-  return { parts, axes, x, y, left, plotWidth, top };
+  const bottom = L.top + plotHeight;
+  for (const k of ks) parts.push(text(x(k), bottom + 17, String(k), { cls: "c13-muted", size: L.small }));
+  parts.push(text(L.left + plotWidth / 2, bottom + 35, "k（每轮草稿 token 数）", { size: L.label }),
+    line(L.left, y(1), L.left + plotWidth, y(1), "c13-baseline"),
+    text(L.left + plotWidth - 4, y(1) - 5, "1× = 不投机", { cls: "c13-muted", anchor: "end", size: L.small }));
+  const axes = line(L.left, bottom, L.left + plotWidth, bottom, "c13-axis") + line(L.left, L.top, L.left, bottom, "c13-axis");
+  return { parts, axes, x, y, plotWidth, bottom };
+}
+
+/** The y range: every value and the 1× line, with a margin, on round steps (not from 0: the differences matter). */
+function axisRange(values) {
+  const lo = Math.min(1, ...values);
+  const hi = Math.max(1, ...values);
+  const span = Math.max(hi - lo, 0.2);
+  const step = niceStep((span * 1.2) / 4);
+  const ymin = Math.max(0, step * Math.floor((lo - span * 0.06) / step));
+  return { ymin, ymax: step * Math.ceil((hi + span * 0.12) / step), step };
 }
 
 function marker(shape, cx, cy, cls, radius) {
@@ -45,70 +70,97 @@ function marker(shape, cx, cy, cls, radius) {
   return rect(cx - radius, cy - radius, 2 * radius, 2 * radius, cls);
 }
 
-function draftSeries(accounting, draft, j, plot, name) {
-  const rows = [...accounting[draft].rows].sort((a, b) => a.k - b.k);
-  const best = accounting[draft].best_k;
+/** One draft's measured points: hollow marker at the measured yield converted, a bar for its own α's interval. */
+function measuredPoints(points, j, plot, dx, name, hover) {
   const shape = SHAPES[j % 2];
-  const points = rows.map((r) => `${coord(plot.x(r.k))},${coord(plot.y(r.speedup))}`).join(" ");
-  const parts = [`<polyline points="${points}" class="c13-series c13-series-${j}" fill="none"/>`];
-  for (const r of rows) {
-    const tip = `${name}，k = ${r.k}：理论 ${times(r.speedup)}，实测产出折算 ${times(r.measured_speedup)}`;
-    parts.push(`<g><title>${escapeHtml(tip)}</title>`,
-      marker(shape, plot.x(r.k), plot.y(r.speedup), `c13-mark c13-series-${j}`, 4.5),
-      marker(shape, plot.x(r.k), plot.y(r.measured_speedup), `c13-mark-hollow c13-series-${j}`, 3), "</g>");
-    if (r.k === best) {
-      parts.push(text(plot.x(r.k), plot.y(r.speedup) - 10, `最佳 k=${best}`, { cls: `c13-strong c13-series-text-${j}`, size: 11 }));
-    }
-  }
-  return parts.join("");
+  return points.map((pt) => {
+    const x = plot.x(pt.k) + dx;
+    const tip = hover ? `<title>${escapeHtml(`${name}，k = ${pt.k}：${pt.tip}`)}</title>` : "";
+    return `<g class="c13-measured">${tip}` +
+      line(x, plot.y(pt.low), x, plot.y(pt.high), `c13-whisker c13-series-${j}`) +
+      marker(shape, x, plot.y(pt.value), `c13-mark-hollow c13-series-${j}`, 3.5) + "</g>";
+  }).join("");
 }
 
-/** The static plot. args: {accounting (per draft: rows, best_k), drafts, names (draft → label), id}. */
-export function speedupPlot({ accounting, drafts, names, id = "e5-plot" }) {
-  const ks = [...new Set(drafts.flatMap((d) => accounting[d].rows.map((r) => r.k)))].sort((a, b) => a - b);
-  const values = drafts.flatMap((d) => accounting[d].rows.flatMap((r) => [r.speedup, r.measured_speedup]));
-  const step = niceStep(Math.max(1.25, Math.max(...values) * 1.1) / 5);
-  const ymax = step * Math.ceil(Math.max(1.25, Math.max(...values) * 1.1) / step);
-  const plot = frame({ width: 560, height: 300, left: 56, right: 150, top: 30, bottom: 44, ks, ymax, step,
-    tick: (t) => `${asWritten(t)}×`,
-    baselineLabel: (left, plotWidth, y) => text(left + plotWidth + 6, y + 4, "1× = 不投机", { cls: "c13-muted", anchor: "start", size: 11 }) });
-  const series = drafts.map((d, j) => draftSeries(accounting, d, j, plot, names[d]));
-  const legendX = plot.left + plot.plotWidth;
-  const legendY = plot.top + 6;
-  const legend = drafts.map((d, j) => marker(SHAPES[j % 2], legendX + 14, legendY + 22 * j + 30, `c13-mark c13-series-${j}`, 4.5) +
-    text(legendX + 24, legendY + 22 * j + 34, names[d], { cls: `c13-series-text-${j}`, anchor: "start", size: 11 }));
-  legend.push(marker("circle", legendX + 14, legendY + 80, "c13-mark-hollow c13-series-0", 3),
-    text(legendX + 24, legendY + 84, "空心 = 实测折算", { cls: "c13-muted", anchor: "start", size: 11 }));
-  const title = "理论加速比随 k 的变化，两个草稿各一条线（实心 = 公式，空心 = 实测每次目标前向的产出折算）";
-  return svg(id, 560, 300, title, plot.parts.join("") + series.join("") + legend.join("") + plot.axes);
-}
-
-/** The k that gives the largest speedup for α and c (the first of equals). */
-export function bestK(alpha, c, ks) {
-  return ks.reduce((best, k) => (speedup(alpha, c, k) > speedup(alpha, c, best) ? k : best), ks[0]);
-}
-
-/** The live plot for the sliders. args: {alpha, c, k (the current one, drawn larger), ks, id}. */
-export function sliderPlot({ alpha, c, k, ks, id }) {
-  const values = ks.map((kk) => speedup(alpha, c, kk));
-  const top = Math.max(1.25, ...values) * 1.1;
-  const step = top > 5 ? 1 : top > 2.5 ? 0.5 : 0.25;
-  const ymax = step * Math.ceil(top / step);
-  const plot = frame({ width: 520, height: 260, left: 52, right: 24, top: 26, bottom: 44, ks, ymax, step,
-    tick: (t) => `${trim(t, 2)}×`,
-    baselineLabel: (left, plotWidth, y) => text(left + plotWidth - 4, y - 6, "1× = 不投机", { cls: "c13-muted", anchor: "end", size: 11 }) });
-  const best = bestK(alpha, c, ks);
-  const points = ks.map((kk, i) => `${coord(plot.x(kk))},${coord(plot.y(values[i]))}`).join(" ");
-  const parts = [...plot.parts, `<polyline points="${points}" class="c13-series c13-series-0"/>`];
-  ks.forEach((kk, i) => {
-    const now = kk === k;
-    parts.push(marker("circle", plot.x(kk), plot.y(values[i]), now ? "c13-mark-hollow c13-series-0 c13-now" : "c13-mark c13-series-0",
-      now ? 7 : 4));
-  });
+/** A formula curve over ks: line, small filled marks, the best k labelled above its point. */
+function formulaCurve(values, ks, best, j, plot, L) {
+  const points = ks.map((k, i) => `${coord(plot.x(k))},${coord(plot.y(values[i]))}`).join(" ");
+  const marks = ks.map((k, i) => marker(SHAPES[j % 2], plot.x(k), plot.y(values[i]), `c13-mark c13-series-${j}`,
+    k === best ? 5 : 3));
   const bestValue = values[ks.indexOf(best)];
-  parts.push(text(plot.x(best), plot.y(bestValue) - 12, `最佳 k=${best}`, { cls: "c13-strong c13-series-text-0", size: 11 }),
-    plot.axes);
-  const title = `理论加速随 k 变化：α = ${trim(alpha, 2)}，c = ${trim(c, 2)}`;
+  const bx = plot.x(best);
+  // near an end of the axis the label runs inwards, so it is never cut off
+  const anchor = bx > L.left + plot.plotWidth - 36 ? "end" : bx < L.left + 36 ? "start" : "middle";
+  const dx = anchor === "end" ? 6 : anchor === "start" ? -6 : 0;
+  return `<polyline points="${points}" class="c13-series c13-series-${j}" fill="none"/>` + marks.join("") +
+    text(bx + dx, plot.y(bestValue) + (j === 0 ? -11 : 22), `最佳 k=${best}`,
+      { cls: `c13-strong c13-series-text-${j}`, anchor, size: L.small });
+}
+
+/** What a draft's row gives as a measured point: the measured yield converted, and its own α's interval. */
+export function rowPoint(row, c, alpha) {
+  const low = speedup(row.alpha_low, c, row.k);
+  const high = speedup(row.alpha_high, c, row.k);
+  return { k: row.k, value: row.measured_speedup, low, high,
+    tip: `公式（α = ${pct(alpha)}）${times(speedup(alpha, c, row.k))}；实测折算 ${times(row.measured_speedup)}；` +
+      `只看这个 k，α = ${pct(row.acceptance_rate)}（95% 区间 ${pct(row.alpha_low)}–${pct(row.alpha_high)}），` +
+      `代入公式是 ${times(low)}–${times(high)}` };
+}
+
+/** The legend: at the side (wide) or under the axis title (narrow). */
+function legend(entries, L, plot) {
+  const x0 = L.legend === "side" ? L.left + plot.plotWidth + 14 : L.left - 30;
+  const y0 = L.legend === "side" ? L.top + 20 : plot.bottom + 58;
+  const gap = L.legend === "side" ? 22 : 18;
+  return entries.map((e, i) => {
+    const y = y0 + gap * i;
+    const mark = e.shape === "line" ? line(x0 - 5, y, x0 + 5, y, `c13-whisker ${e.cls}`) :
+      marker(e.shape, x0, y, e.cls, 4);
+    return mark + text(x0 + 11, y + 4, e.text, { cls: e.textCls || "", anchor: "start", size: L.small });
+  }).join("");
+}
+
+function staticLayout(args, layout, svgId) {
+  const { accounting, drafts, names } = args;
+  const L = LAYOUTS[layout];
+  const ks = accounting[drafts[0]].rows.map((r) => r.k);
+  const curves = drafts.map((d) => ks.map((k) => speedup(accounting[d].alpha, accounting[d].c, k)));
+  const points = drafts.map((d) => accounting[d].rows.map((r) => rowPoint(r, accounting[d].c, accounting[d].alpha)));
+  const plot = frame(L, ks, axisRange([...curves.flat(), ...points.flat().flatMap((p) => [p.value, p.low, p.high])]));
+  const body = drafts.map((d, j) => formulaCurve(curves[j], ks, accounting[d].best_k, j, plot, L) +
+    measuredPoints(points[j], j, plot, j === 0 ? -3 : 3, names[d], layout === "wide"));
+  const entries = drafts.map((d, j) => ({ shape: SHAPES[j % 2], cls: `c13-mark c13-series-${j}`,
+    text: names[d], textCls: `c13-series-text-${j}` }));
+  entries.push({ shape: "circle", cls: "c13-mark c13-series-0", text: "线和实心 = 公式", textCls: "c13-muted" },
+    { shape: "circle", cls: "c13-mark-hollow c13-series-0", text: "空心 = 实测折算", textCls: "c13-muted" },
+    { shape: "line", cls: "c13-series-0", text: "竖线 = 本 k 的 α 区间", textCls: "c13-muted" });
+  const title = "理论加速随 k 的变化：每个草稿一条公式线（一个 α，合并全部 k），空心点是各 k 的实测";
+  const desc = drafts.map((d) => `${names[d]}：α = ${pct(accounting[d].alpha)}，c = ${asWritten(Number(accounting[d].c.toFixed(3)))}，` +
+    `最佳 k = ${accounting[d].best_k}（${times(accounting[d].best_speedup)}）`).join("；") + "。";
+  return svg(svgId, L.width, L.height, title, plot.parts.join("") + body.join("") + legend(entries, L, plot) + plot.axes,
+    desc);
+}
+
+/** The static plot. args: {accounting (per draft: alpha, c, rows, best_k), drafts, names (draft → label), id}. */
+export function speedupPlot(args) {
+  return twoLayouts(args.id || "e5-plot", (layout, svgId) => staticLayout(args, layout, svgId));
+}
+
+function sliderLayout({ alpha, c, k, ks, points, pointsName }, layout, svgId) {
+  const L = { ...LAYOUTS[layout], height: layout === "wide" ? 280 : 300, bottom: 44, right: layout === "wide" ? 24 : 8 };
+  const values = ks.map((kk) => speedup(alpha, c, kk));
+  const plot = frame(L, ks, axisRange([...values, ...(points || []).flatMap((p) => [p.value, p.low, p.high])]));
+  const best = bestK(alpha, c, ks);
+  const now = marker("circle", plot.x(k), plot.y(values[ks.indexOf(k)]), "c13-mark-hollow c13-series-0 c13-now", 7);
+  const measured = points ? measuredPoints(points, 1, plot, 0, pointsName, layout === "wide") : "";
+  const title = `理论加速随 k 变化：α = ${trim(alpha, 3)}，c = ${trim(c, 3)}` + (points ? `；方块是${pointsName}的实测` : "");
   const desc = `${ks.map((kk, i) => `k = ${kk}：${times(values[i])}`).join("；")}。最佳 k = ${best}。`;
-  return svg(id, 520, 260, title, parts.join(""), desc);
+  return svg(svgId, L.width, L.height, title, plot.parts.join("") + formulaCurve(values, ks, best, 0, plot, L) +
+    measured + now + plot.axes, desc);
+}
+
+/** The live plot for the sliders. args: {alpha, c, k (the current one, ringed), ks, id, points?, pointsName?}:
+ *  points are a loaded draft's measured rows (rowPoint), drawn as squares with their bars. */
+export function sliderPlot(args) {
+  return twoLayouts(args.id, (layout, svgId) => sliderLayout(args, layout, svgId));
 }

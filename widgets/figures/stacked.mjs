@@ -1,8 +1,11 @@
 // E2 · the stacked picture (green min(p, q) + blue (p − q)⁺ = p, red (q − p)⁺ on top) and the histogram of a
 // run's outputs against p. Both share one column frame: the top-n tokens one by one, the rest folded into one
-// column, a percentage axis, and each column's label and two figures under it.
+// column, a percentage axis, and each column's label and two figures under it. Each comes in two layouts in one
+// wrapper (twoLayouts in svg.mjs; the page's CSS shows the one that fits the column): the wide one in columns, the
+// narrow one (a phone's column, ≈ 300 px) turned on its side, one row per token with its label at the left, its
+// bar across and its two figures at the right, so that no text is drawn under 12 px there.
 import { num, pct, prob } from "./formats.mjs";
-import { attrs, clip, escapeHtml, line, niceStep, patterns, rect, svg, text, tokenSpan } from "./svg.mjs";
+import { attrs, clip, escapeHtml, line, niceStep, patterns, rect, svg, text, tokenSpan, twoLayouts } from "./svg.mjs";
 
 const COLUMN_WIDTH = 54;
 const PLOT_HEIGHT = 170;
@@ -10,6 +13,14 @@ const LEFT = 60;
 const STACKED_DESC = "每一列是一个 token：绿色是 min(p, q)，条纹蓝色是 p 超出 q 的部分，交叉线红色是 q 超出 p 的部分，" +
   "虚线框的高度是 p。";
 const HISTOGRAM_DESC = "每一列是一个 token：实心柱是这次运行里输出它的比例，虚线框是目标分布 p 给它的概率。";
+const STACKED_DESC_NARROW = "每一行是一个 token：绿色是 min(p, q)，条纹蓝色是 p 超出 q 的部分，交叉线红色是 q 超出 p 的部分，" +
+  "虚线框的长度是 p。";
+const HISTOGRAM_DESC_NARROW = "每一行是一个 token：实心条是这次运行里输出它的比例，虚线框是目标分布 p 给它的概率。";
+// the narrow layout: width, the label column's right edge, the bars' span, the two figures' right edges, row pitch
+// and bar height; 264 units wide, so that its 12-unit text stays at 11 px or more in a column of 245 px (a figure in
+// a folded box inside an experiment on a 375 px phone)
+const ROWS = { width: 264, labelEnd: 52, barX: 56, barEnd: 176, firstEnd: 220, secondEnd: 262, pitch: 22, bar: 14 };
+const CLIP_ROOM = 30; // a bar cut at the frame's end leaves room for the word 截断 after it
 
 const PARTS = ["p", "q", "overlap", "residual", "excess"];
 
@@ -80,7 +91,8 @@ function legendItems(id) {
 function stackedColumn(column, j, frame, { id, marked, labels }) {
   const x = frame.x(j);
   const bar = frame.barWidth;
-  const tallest = Math.max(column.p, column.q) * frame.scale;
+  // the folded rest has both blue and red: its stack is taller than max(p, q)
+  const tallest = (column.overlap + column.residual + column.excess) * frame.scale;
   const clipped = tallest > PLOT_HEIGHT;
   const shrink = clipped ? (PLOT_HEIGHT - 6) / tallest : 1;
   const [shared, resid, excess] = [column.overlap, column.residual, column.excess].map((v) => v * frame.scale * shrink);
@@ -101,24 +113,134 @@ function stackedColumn(column, j, frame, { id, marked, labels }) {
   return parts.join("");
 }
 
-/** The title of the stacked picture of a prefix and a draft. */
-export function stackedTitle(prefix, draft, n) {
-  return `前缀「${prefix}」处目标 p 与 ${draft} 的 q 叠放：前 ${n} 个 token 加其余折叠`;
+/** The narrow frame: one row per column, a percentage axis across the top with the two figures' heads beside it,
+ * each row's label at the left and its two figures at the right. */
+function rowFrame({ columns, xmax, top, labels, heads, lines }) {
+  const span = ROWS.barEnd - ROWS.barX;
+  const step = niceStep(xmax / 3);
+  const roundMax = step * Math.ceil(xmax / step);
+  const scale = span / roundMax;
+  const first = top + 20;
+  const bottom = first + ROWS.pitch * columns.length;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step * 100) + 1e-9));
+  const parts = [];
+  for (let tick = 0; tick <= roundMax + 1e-12; tick += step) {
+    const x = ROWS.barX + tick * scale;
+    parts.push(line(x, top + 16, x, bottom, "c13-grid"),
+      text(x, top + 12, pct(tick, decimals), { cls: "c13-muted", size: 12 }));
+  }
+  parts.push(text(ROWS.firstEnd, top + 12, heads[0], { cls: "c13-muted", anchor: "end", size: 12 }),
+    text(ROWS.secondEnd, top + 12, heads[1], { cls: "c13-muted", anchor: "end", size: 12 }));
+  const captions = columns.map((column, j) => {
+    const y = first + ROWS.pitch * j + 15.5;
+    const [one, two] = lines(column);
+    const label = column.id === null ? "其余" : clip(labels[column.id]);
+    return text(ROWS.labelEnd, y, label, { cls: "c13-tok-label", anchor: "end", size: 13 }) +
+      text(ROWS.firstEnd, y, one, { anchor: "end", size: 12 }) +
+      text(ROWS.secondEnd, y, two, { cls: "c13-muted", anchor: "end", size: 12 });
+  });
+  return {
+    parts, scale, span, height: bottom + 6, barHeight: ROWS.bar,
+    y: (j) => first + ROWS.pitch * j + 4,
+    columns: (bars) => bars.map((bar, j) => bar + captions[j]).join(""),
+    axis: () => line(ROWS.barX, top + 16, ROWS.barX, bottom, "c13-axis"),
+  };
 }
 
-/** The stacked picture. args: {columns (the generator's split), labels, n, id, prefix, draft, marked (a token id or null), legend (drawn
- * inside the picture, on by default; a narrow live picture shows it in HTML instead, where it can wrap)}. */
-export function stackedPicture({ columns: split, labels, n, id, prefix, draft, marked = null, legend = true }) {
+/** The narrow legend: two items a line, then the sums. */
+function rowLegend(id) {
+  const items = [["c13-shared", null, "min(p, q)：共有", 4, 16], ["c13-p-outline", null, "虚线框 = p", 140, 16],
+    ["c13-swatch", "resid", "p − q：p 更大处", 4, 38], ["c13-swatch", "excess", "q − p：草稿多给", 140, 38]];
+  return items.map(([cls, pattern, label, x, y]) =>
+    rect(x, y - 11, 16, 12, cls, pattern ? { fill: `url(#${id}-${pattern})` } : null) +
+    text(x + 22, y, label, { anchor: "start", size: 12 })).join("") +
+    text(4, 60, "绿 + 蓝 = p；绿 + 红 = q", { cls: "c13-muted", anchor: "start", size: 12 });
+}
+
+/** One row of the narrow stacked picture: green, blue, red from the left, the dashed p around green + blue. */
+function stackedRow(column, j, frame, { id, marked, labels }) {
+  const y = frame.y(j);
+  const h = frame.barHeight;
+  // the folded rest has both blue and red: its bar is longer than max(p, q)
+  const longest = (column.overlap + column.residual + column.excess) * frame.scale;
+  const clipped = longest > frame.span;
+  const shrink = clipped ? (frame.span - CLIP_ROOM) / longest : 1;
+  const [shared, resid, excess] = [column.overlap, column.residual, column.excess].map((v) => v * frame.scale * shrink);
+  const isMarked = column.id !== null && column.id === marked;
+  const tip = `${columnName(column, labels)}：p = ${prob(column.p)}，q = ${prob(column.q)}，min(p, q) = ${prob(column.overlap)}`;
+  const parts = [`<g${attrs({ class: isMarked ? "c13-col c13-col-x" : "c13-col", "data-token": column.id ?? "rest" })}>`,
+    `<title>${escapeHtml(tip)}</title>`, rect(ROWS.barX, y, shared, h, "c13-shared")];
+  if (resid > 0) parts.push(rect(ROWS.barX + shared, y, resid, h, "c13-resid-bar", { fill: `url(#${id}-resid)` }));
+  if (excess > 0) {
+    parts.push(rect(ROWS.barX + shared + resid, y, excess, h, "c13-excess-bar", { fill: `url(#${id}-excess)` }));
+  }
+  parts.push(rect(ROWS.barX, y - 2, shared + resid, h + 4, "c13-p-outline"));
+  let end = ROWS.barX + shared + resid + excess;
+  if (clipped) {
+    parts.push(text(end + 3, y + 11.5, "截断", { cls: "c13-muted", anchor: "start", size: 12 }));
+    end += CLIP_ROOM - 2;
+  }
+  if (isMarked) parts.push(text(end + 8, y + 11.5, "x", { cls: "c13-strong c13-x-mark", size: 13 }));
+  parts.push("</g>");
+  return parts.join("");
+}
+
+/** The title of the stacked picture of a prefix and a draft. */
+export function stackedTitle(prefix, draft, n) {
+  return `前缀“${prefix}”处目标 p 与 ${draft} 的 q 叠放：前 ${n} 个 token 加其余折叠`;
+}
+
+function stackedLayout({ columns: split, labels, n, prefix, draft, marked, legend }, layout, id) {
   const columns = stackedColumns(split, n);
-  const ymax = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.q))) || 1;
-  const frame = columnFrame({ columns, ymax, top: legend ? 70 : 22, labels,
-    lines: (c) => [`p ${prob(c.p)}`, `q ${prob(c.q)}`] });
+  const max = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.q))) || 1;
+  const lines = (c) => [`p ${prob(c.p)}`, `q ${prob(c.q)}`];
+  if (layout === "narrow") {
+    const frame = rowFrame({ columns, xmax: max, top: legend ? 66 : 4, labels, heads: ["p", "q"],
+      lines: (c) => [prob(c.p), prob(c.q)] });
+    const bars = columns.map((column, j) => stackedRow(column, j, frame, { id, marked, labels }));
+    const body = patterns(id) + (legend ? rowLegend(id) : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
+    return svg(id, ROWS.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC_NARROW);
+  }
+  const frame = columnFrame({ columns, ymax: max, top: legend ? 70 : 22, labels, lines });
   const bars = columns.map((column, j) => stackedColumn(column, j, frame, { id, marked, labels }));
   const body = patterns(id) + (legend ? legendItems(id) : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
   return svg(id, frame.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC);
 }
 
-/** A run's outputs against p over the same columns. args: {columns, labels, n, counts, total, id, title}. */
+/** The stacked picture in its two layouts. args: {columns (the generator's split), labels, n, id, prefix, draft,
+ * marked (a token id or null), legend (drawn inside the picture, on by default)}. */
+export function stackedPicture({ marked = null, legend = true, ...args }) {
+  return twoLayouts(args.id, (layout, svgId) => stackedLayout({ ...args, marked, legend }, layout, svgId),
+    { cls: "c13-stack" });
+}
+
+/** One bar of the histogram: the share drawn solid inside the dashed p, in a column (wide) or a row (narrow). */
+function histogramBar(column, j, frame, narrow) {
+  const limit = narrow ? frame.span : PLOT_HEIGHT;
+  const longest = Math.max(column.share, column.p) * frame.scale;
+  const clipped = longest > limit;
+  const shrink = clipped ? (limit - (narrow ? CLIP_ROOM : 6)) / longest : 1;
+  const [share, target] = [column.share, column.p].map((v) => v * frame.scale * shrink);
+  const tip = `${columnName(column, frame.labels)}：输出 ${prob(column.share)}，p = ${prob(column.p)}`;
+  let bars;
+  if (narrow) {
+    const y = frame.y(j);
+    bars = rect(ROWS.barX, y + 3, share, frame.barHeight - 6, "c13-emp") +
+      rect(ROWS.barX, y - 2, target, frame.barHeight + 4, "c13-p-outline") +
+      (clipped ? text(ROWS.barX + Math.max(share, target) + 3, y + 11.5, "截断",
+        { cls: "c13-muted", anchor: "start", size: 12 }) : "");
+  } else {
+    const x = frame.x(j);
+    bars = rect(x + 3, frame.base - share, frame.barWidth - 6, share, "c13-emp") +
+      rect(x - 2, frame.base - target, frame.barWidth + 4, target, "c13-p-outline") +
+      (clipped ? text(x + frame.barWidth / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }) : "");
+  }
+  return `<g${attrs({ class: "c13-col", "data-token": column.id ?? "rest" })}><title>${escapeHtml(tip)}</title>` +
+    bars + "</g>";
+}
+
+/** A run's outputs against p over the same columns, in two layouts. args: {columns, labels, n, counts, total, id,
+ * title}. */
 export function outputHistogram({ columns: split, labels, n, counts, total, id, title }) {
   const columns = stackedColumns(split, n);
   let restCount = total;
@@ -127,26 +249,19 @@ export function outputHistogram({ columns: split, labels, n, counts, total, id, 
     restCount -= counts[column.id];
   }
   columns[columns.length - 1].share = restCount / total;
-  const ymax = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.share))) || 1;
-  const frame = columnFrame({ columns, ymax, top: 22, labels,
-    lines: (c) => [`出 ${prob(c.share)}`, `p ${prob(c.p)}`] });
-  const bars = columns.map((column, j) => {
-    const x = frame.x(j);
-    const tallest = Math.max(column.share, column.p) * frame.scale;
-    const clipped = tallest > PLOT_HEIGHT;
-    const shrink = clipped ? (PLOT_HEIGHT - 6) / tallest : 1;
-    const [share, target] = [column.share, column.p].map((v) => v * frame.scale * shrink);
-    const tip = `${columnName(column, labels)}：输出 ${prob(column.share)}，p = ${prob(column.p)}`;
-    return `<g${attrs({ class: "c13-col", "data-token": column.id ?? "rest" })}><title>${escapeHtml(tip)}</title>` +
-      rect(x + 3, frame.base - share, frame.barWidth - 6, share, "c13-emp") +
-      rect(x - 2, frame.base - target, frame.barWidth + 4, target, "c13-p-outline") +
-      (clipped ? text(x + frame.barWidth / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }) : "") +
-      "</g>";
-  });
-  const body = patterns(id) + frame.parts.join("") + frame.columns(bars) + frame.axis();
-  return svg(id, frame.width, frame.height, title, body, HISTOGRAM_DESC);
+  const max = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.share))) || 1;
+  return twoLayouts(id, (layout, svgId) => {
+    const narrow = layout === "narrow";
+    const frame = narrow ?
+      rowFrame({ columns, xmax: max, top: 4, labels, heads: ["出", "p"], lines: (c) => [prob(c.share), prob(c.p)] }) :
+      columnFrame({ columns, ymax: max, top: 22, labels, lines: (c) => [`出 ${prob(c.share)}`, `p ${prob(c.p)}`] });
+    frame.labels = labels;
+    const bars = columns.map((column, j) => histogramBar(column, j, frame, narrow));
+    const body = patterns(svgId) + frame.parts.join("") + frame.columns(bars) + frame.axis();
+    return svg(svgId, narrow ? ROWS.width : frame.width, frame.height, title, body,
+      narrow ? HISTOGRAM_DESC_NARROW : HISTOGRAM_DESC);
+  }, { cls: "c13-stack" });
 }
-
 
 /** The numbers behind the stacked picture: one table row per shown token (the picture's order), as <tbody>.
  * args: {columns, labels, n}. Columns: token, p, q, min(p, q), p − q where p is larger, q − p where q is larger. */

@@ -93,3 +93,12 @@ export function escapeText(value) {
 export function tokenSpan(labels, id) {
   return `<span class="c13-tok">${escapeText(labels[id] ?? `#${id}`)}</span>`;
 }
+
+/** One figure in its two layouts, side by side in the markup: the wide drawing where the column holds it, the
+ * narrow one (larger text, redrawn for a phone) below 560 px of column; CSS picks one (.c13-duo in c13.css).
+ * `draw(layout, svgId)` returns each layout's SVG, layout "wide" or "narrow"; extra: more attributes of the wrapper. */
+export function twoLayouts(id, draw, { cls = "", extra = null } = {}) {
+  return `<div${attrs({ class: `c13-duo${cls ? " " + cls : ""}`, ...(extra || {}), id })}>` +
+    `<div class="c13-duo-wide">${draw("wide", `${id}-wide`)}</div>` +
+    `<div class="c13-duo-narrow">${draw("narrow", `${id}-narrow`)}</div></div>`;
+}
