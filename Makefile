@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .stamps
 
-.PHONY: site serve bench test models data check train setup
+.PHONY: site serve bench test models data check train setup measure
 
 site: setup                  ## the main job: build the lesson site into site/ (regenerates stale data first)
 	$(PY) -m generator build
@@ -22,6 +22,9 @@ models: setup                ## load, validate and report the committed models
 
 data: setup                  ## gen_c13_precomputed: recompute precomputed/c13.json from the models
 	$(PY) -m generator data
+
+measure: setup               ## time the real models on this machine into precomputed/measured.json (a few minutes)
+	$(PY) -m generator measure
 
 check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs or was edited by hand
 	$(PY) -m generator check

@@ -59,6 +59,16 @@ def cmd_data(args):
     print(f"wrote {out} in {seconds:.1f} s")
 
 
+def cmd_measure(args):
+    """make measure: time the real models on this machine into measured.json (never read by `make site`)."""
+    from .data.measure import measure, report
+    out = Path(args.out) if args.out else PRECOMPUTED / "measured.json"
+    data, seconds = measure(args.models, out, repeats=args.repeats, quick=args.quick, progress=not args.quiet)
+    for line in report(data):
+        print(line)
+    print(f"wrote {out} in {seconds:.0f} s")
+
+
 def what_is_stale(path, models, precomputed):
     """The reasons c13.json must be regenerated (empty when it is fresh). Torch-free."""
     from .data.provenance import stale_inputs
@@ -144,6 +154,15 @@ def main(argv=None):
     p.add_argument("--out", default=None, help="output path (default: PRECOMPUTED/c13.json)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_data)
+    p = sub.add_parser("measure", help="time the real models on this machine (ms per forward, c, v(k), speedups) "
+                                        "into precomputed/measured.json; `make site` never needs it")
+    p.add_argument("--models", default=str(MODELS))
+    p.add_argument("--repeats", type=int, default=None, help="passes over the prompts and seeds (default: 3; "
+                                                               "--quick: 2)")
+    p.add_argument("--quick", action="store_true", help="few repeats and few tokens (for tests)")
+    p.add_argument("--out", default=None, help="output path (default: precomputed/measured.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_measure)
     p = sub.add_parser("check", help="exit 1 when c13.json no longer matches its inputs")
     p.add_argument("--models", default=str(MODELS))
     p.add_argument("--precomputed", default=str(PRECOMPUTED))
