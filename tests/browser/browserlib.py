@@ -21,6 +21,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
                  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 PYODIDE_TIMEOUT_MS = 60_000
 WIDE = {"width": 1280, "height": 900}
+# a phone: the context arguments of every 375 px test
+PHONE = {"viewport": {"width": 375, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 
 
 def chromium_path():
@@ -73,8 +75,9 @@ def opened(browser, url, allow_errors=(), routes=(), **context_args):
     log.attach(context, page)
     try:
         page.goto(url)
-        if context_args.get("java_script_enabled", True):
-            page.wait_for_function("document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
+        if context_args.get("java_script_enabled", True):  # a page without experiments (provenance) has none to wait for
+            page.wait_for_function("!document.querySelector('section.c13-exp')"
+                                   " || document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
         yield page, log
     finally:
         context.close()

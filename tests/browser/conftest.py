@@ -12,7 +12,7 @@ browser here.
 import threading
 
 import pytest
-from browserlib import CHROMIUM_ARGS, PREFIX, WIDE, chromium_path, opened
+from browserlib import CHROMIUM_ARGS, PHONE, PREFIX, WIDE, chromium_path, opened
 
 from generator.pages.serve import make_server
 
@@ -52,8 +52,14 @@ def lesson(browser, served):
 
 @pytest.fixture(scope="module")
 def phone(browser, served):
-    with opened(browser, served + "index.html", viewport={"width": 375, "height": 740}, device_scale_factor=2,
-                is_mobile=True, has_touch=True) as page_and_log:
+    with opened(browser, served + "index.html", **PHONE) as page_and_log:
         yield page_and_log
+
+
+@pytest.fixture(scope="module", params=["light", "dark"])
+def phone_page(request, browser, served):
+    """The lesson page on a phone, once in each colour scheme."""
+    with opened(browser, served + "index.html", color_scheme=request.param, **PHONE) as (page, _):
+        yield page
 
 

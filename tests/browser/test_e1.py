@@ -1,6 +1,4 @@
 """E1 in the browser: the request path's cells are buttons that show the anchor's figures."""
-import pytest
-from browserlib import opened
 from legibility import small_text, small_targets
 
 
@@ -32,14 +30,8 @@ def test_the_temperature_cell_reads_the_replays_temperature(lesson, data):
 
 # ---- on a phone: a diagram drawn for the width, a panel that reads (issue 9, items 2 and 16) ----
 
-PHONE = {"width": 375, "height": 740}
 
 
-@pytest.fixture(scope="module", params=["light", "dark"])
-def phone_page(request, browser, served):
-    with opened(browser, served + "index.html", viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                has_touch=True, color_scheme=request.param) as (page, _):
-        yield page
 
 
 def test_no_small_text_or_tap_target_in_e1_on_a_phone(phone_page):

@@ -4,14 +4,13 @@ text and control readable and hittable on a phone."""
 import random
 
 import pytest
-from browserlib import (PYODIDE_TIMEOUT_MS, dataset, focused, names, one_round_matches_sampler_py, opened, run_main,
+from browserlib import (PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, names, one_round_matches_sampler_py, opened, run_main,
                         wait_ready)
 from legibility import small_targets, small_text
 
 from generator.data.shared_sampler import sampler
 
 TERMS = "ABCDEFG"
-PHONE = {"viewport": {"width": 375, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 
 
 def fetched_files(site):

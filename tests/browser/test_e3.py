@@ -1,10 +1,9 @@
 """E3 in the browser: the tensor shapes at the real and the small scale, and the k slider; the picture's colours,
 its mask (where it comes from, how it is drawn) and its size on a phone."""
 import pytest
-from browserlib import WIDE, dataset, opened
+from browserlib import PHONE, WIDE, dataset, opened
 from legibility import small_text, small_targets
 
-PHONE = {"width": 375, "height": 740}
 SHOWN_SVGS = "sel => [...document.querySelectorAll(sel)].filter((s) => s.getBoundingClientRect().width > 0).map((s) => s.id)"
 
 
@@ -150,11 +149,6 @@ def test_every_label_lies_inside_the_drawing(browser, served, data, width, js):
                 assert page.evaluate(BBOX_OUTSIDE, "#e3 .c13-e3-picture svg") == [], f"k = {k}"
 
 
-@pytest.fixture(scope="module", params=["light", "dark"])
-def phone_page(request, browser, served):
-    with opened(browser, served + "index.html", viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                has_touch=True, color_scheme=request.param) as (page, _):
-        yield page
 
 
 def test_no_small_text_or_tap_target_in_e3_on_a_phone(phone_page, data):
@@ -163,7 +157,7 @@ def test_no_small_text_or_tap_target_in_e3_on_a_phone(phone_page, data):
     shown = page.evaluate(SHOWN_SVGS, "#e3 .c13-e3-picture svg")
     assert len(shown) == 1 and shown[0].endswith("-narrow")
     box = page.eval_on_selector(f"#{shown[0]}", "s => s.getBoundingClientRect().right")
-    assert box <= PHONE["width"]
+    assert box <= PHONE["viewport"]["width"]
     for scale in ("real", "small"):
         page.check(f"#e3 input[value={scale}]")
         for k in (min(data["constants"]["ks"]), 4, max(data["constants"]["ks"])):

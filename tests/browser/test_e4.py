@@ -1,6 +1,6 @@
 """E4 in the browser: stepping through the recorded run, by button and by keyboard."""
 import pytest
-from browserlib import WIDE, focused, opened, tab_until
+from browserlib import PHONE, WIDE, focused, opened, tab_until
 from legibility import small_text, small_targets
 
 
@@ -144,8 +144,7 @@ def test_byte_tokens_are_explained_without_javascript(browser, served, data):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_small_text_or_tap_target_in_e4_on_a_phone(browser, served, scheme):
-    with opened(browser, served + "index.html", viewport={"width": 375, "height": 740}, device_scale_factor=2,
-                is_mobile=True, has_touch=True, color_scheme=scheme) as (page, _):
+    with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
         for step in (0, 3):
             for _ in range(step):
                 page.click("#e4 .c13-e4-bar button >> nth=3")

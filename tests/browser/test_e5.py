@@ -3,7 +3,7 @@ k is the same in plot, table and prose; the page reads at 375 px; the α-by-posi
 import re
 
 import pytest
-from browserlib import WIDE, opened
+from browserlib import PHONE, WIDE, opened
 from legibility import small_targets, small_text
 
 from generator.pages.context import e5_best
@@ -134,8 +134,7 @@ def test_the_tables_fit_the_column_at_1280(lesson):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_e5_reads_on_a_phone(browser, served, scheme):
     """Item 16: at 375 px no text in #e5 under 11 px and no tap target under 24 px, live and after a preset."""
-    with opened(browser, served + "index.html", viewport={"width": 375, "height": 740}, device_scale_factor=2,
-                is_mobile=True, has_touch=True, color_scheme=scheme) as (page, _):
+    with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
         if scheme == "dark":
             page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
         assert small_text(page, "#e5") == [] and small_targets(page, "#e5") == []

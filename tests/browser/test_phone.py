@@ -1,37 +1,14 @@
 """Both pages at desktop and phone widths, light and dark: axe with no exclusions, legibility of the whole
 article, every sideways-scrolling box reachable by keyboard and named, display formulas that fit a phone,
 prose tables that fit the column, and the JavaScript-off line of each experiment."""
-from contextlib import contextmanager
-from urllib.parse import urlsplit
 
 import pytest
-from browserlib import EXPERIMENTS, WIDE, Log
+from browserlib import EXPERIMENTS, PHONE, WIDE, opened
 from legibility import small_targets, small_text
 
 PAGES = ("index.html", "provenance.html")
-PHONE = {"viewport": {"width": 375, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 WIDTHS = {"1280": {"viewport": WIDE}, "375": PHONE}
 SCHEMES = ("light", "dark")
-
-
-@contextmanager
-def opened(browser, url, **context_args):
-    """browserlib.opened for any page of the site: the provenance page has no experiments, so it waits for
-    the widgets only where there are some. Requests and errors are checked when the page closes."""
-    context = browser.new_context(**context_args)
-    page = context.new_page()
-    log = Log("{0.scheme}://{0.netloc}/".format(urlsplit(url)))
-    log.attach(context, page)
-    try:
-        page.goto(url)
-        page.wait_for_load_state("load")
-        if context_args.get("java_script_enabled", True):
-            page.wait_for_function("!document.querySelector('section.c13-exp')"
-                                   " || document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
-        yield page, log
-    finally:
-        context.close()
-    log.check()
 
 
 def axe_serious(page):

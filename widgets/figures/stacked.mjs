@@ -39,19 +39,27 @@ export function stackedColumns(columns, n) {
   return [...shown, rest];
 }
 
+/** The percentage axis of both frames: about `count` round steps up to max; its top and [value, label] ticks. */
+function percentTicks(max, count) {
+  const step = niceStep(max / count);
+  const roundMax = step * Math.ceil(max / step);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step * 100) + 1e-9));
+  const ticks = [];
+  for (let tick = 0; tick <= roundMax + 1e-12; tick += step) ticks.push([tick, pct(tick, decimals)]);
+  return { roundMax, ticks };
+}
+
 /** The frame: axis with round percentages, a label and two lines of figures under each column. */
 function columnFrame({ columns, ymax, top, labels, lines }) {
   const width = LEFT + COLUMN_WIDTH * columns.length + 20;
-  const step = niceStep(ymax / 4);
-  const roundMax = step * Math.ceil(ymax / step);
+  const { roundMax, ticks } = percentTicks(ymax, 4);
   const scale = PLOT_HEIGHT / roundMax;
   const base = top + PLOT_HEIGHT;
   const parts = [];
-  const decimals = Math.max(0, -Math.floor(Math.log10(step * 100) + 1e-9));
-  for (let tick = 0; tick <= roundMax + 1e-12; tick += step) {
+  for (const [tick, tickLabel] of ticks) {
     const y = base - tick * scale;
     parts.push(line(LEFT - 4, y, width - 16, y, "c13-grid"),
-      text(LEFT - 8, y + 4, pct(tick, decimals), { cls: "c13-muted", anchor: "end", size: 11 }));
+      text(LEFT - 8, y + 4, tickLabel, { cls: "c13-muted", anchor: "end", size: 11 }));
   }
   const captions = columns.map((column, j) => {
     const centre = LEFT + COLUMN_WIDTH * j + 12 + (COLUMN_WIDTH - 22) / 2;
@@ -117,17 +125,15 @@ function stackedColumn(column, j, frame, { id, marked, labels }) {
  * each row's label at the left and its two figures at the right. */
 function rowFrame({ columns, xmax, top, labels, heads, lines }) {
   const span = ROWS.barEnd - ROWS.barX;
-  const step = niceStep(xmax / 3);
-  const roundMax = step * Math.ceil(xmax / step);
+  const { roundMax, ticks } = percentTicks(xmax, 3);
   const scale = span / roundMax;
   const first = top + 20;
   const bottom = first + ROWS.pitch * columns.length;
-  const decimals = Math.max(0, -Math.floor(Math.log10(step * 100) + 1e-9));
   const parts = [];
-  for (let tick = 0; tick <= roundMax + 1e-12; tick += step) {
+  for (const [tick, tickLabel] of ticks) {
     const x = ROWS.barX + tick * scale;
     parts.push(line(x, top + 16, x, bottom, "c13-grid"),
-      text(x, top + 12, pct(tick, decimals), { cls: "c13-muted", size: 12 }));
+      text(x, top + 12, tickLabel, { cls: "c13-muted", size: 12 }));
   }
   parts.push(text(ROWS.firstEnd, top + 12, heads[0], { cls: "c13-muted", anchor: "end", size: 12 }),
     text(ROWS.secondEnd, top + 12, heads[1], { cls: "c13-muted", anchor: "end", size: 12 }));
