@@ -120,7 +120,8 @@ def main():
     from playwright.sync_api import sync_playwright
     chromium = os.environ.get("C13_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     with tempfile.TemporaryDirectory() as tmp:
-        site = Path(args.site) if args.site else build(out=Path(tmp) / "site", log=lambda *a: None)["site"]
+        site = Path(args.site) if args.site else build(ROOT / "precomputed" / "c13.json", out=Path(tmp) / "site",
+                                                       log=lambda *a: None)["site"]
         server, url = serve(site)
         print(f"site {site}, served with gzip at {url}; Chromium {chromium}; {os.cpu_count()} CPU cores")
         with sync_playwright() as pw:

@@ -14,7 +14,7 @@ from .jsonio import read_json
 from .contract_measured import (MEASURED_KIND, MEASURED_VERSION, changed_models,  # noqa: F401  (re-exported)
                                 load_measured, validate_measured)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DIGEST = "digest"
 REGENERATE = "regenerate it with `make data` (python -m generator data)"
 
@@ -36,8 +36,10 @@ REQUIRED = [
     "anchor.weight_read_ms_per_token", "anchor.positions_verified", "anchor.compute_ms_for_positions",
     "anchor.bytes_read_per_token", "anchor.params_read_per_token", "anchor.flops_per_position",
     "anchor.linear_attention_state_mib", "anchor.linear_attention_state_mb", "anchor.read_over_compute",
-    "papers",
+    "papers", "browser.dir", "browser.dtype", "browser.files", "browser.float16_error.max_abs_dp",
+    "browser.float16_error.positions", "browser.float16_error.argmax_agree",
 ]
+
 MODEL_KEYS = ("role", "parameters", "width", "layers", "heads", "context", "vocab_size", "ratio_to_target",
               "target_over_this", "heldout_loss", "train_loss", "sha256", "bytes_float32")
 ROW_KEYS = ("k", "tokens_per_target_forward", "acceptance_rate", "alpha_low", "alpha_high", "formula", "speedup",
@@ -216,7 +218,26 @@ def validate(data, path):
     check_distributions(data, path, drafts)
     check_runs(data, path, drafts)
     check_paper_entries(data["papers"], path, "papers")
+    check_browser(data, path)
     return data
+
+
+def check_browser(data, path):
+    """browser.files: E6's files beside c13.json (each model's float16 weights, the tokenizer), each with its sha256
+    (64 hex digits) and its size in bytes."""
+    files = data["browser"]["files"]
+    models = [data["constants"]["target"], *data["constants"]["drafts"]]
+    for name in [f"{m}.safetensors" for m in models] + ["tokenizer.json"]:
+        entry = files.get(name) if isinstance(files, dict) else None
+        field = f"browser.files.{name}"
+        if not isinstance(entry, dict):
+            raise InputError(path, field, "missing")
+        sha = entry.get("sha256")
+        if not isinstance(sha, str) or len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
+            raise InputError(path, f"{field}.sha256", f"must be 64 hex digits, got {sha!r}")
+        size = entry.get("bytes")
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise InputError(path, f"{field}.bytes", f"must be a positive integer, got {size!r}")
 
 
 def load(path):

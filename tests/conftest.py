@@ -64,6 +64,7 @@ def fresh_precomputed(tmp_path, data):
     pre.mkdir()
     for name in ("anchor-model.json", "papers.json"):
         shutil.copy(ROOT / "precomputed" / name, pre / name)
+    shutil.copytree(ROOT / "precomputed" / data["browser"]["dir"], pre / data["browser"]["dir"])  # E6's files
     fresh = copy.deepcopy(data)
     fresh["provenance"]["inputs"] = input_hashes(MODELS, pre)
     atomic.write_json(pre / "c13.json", contract.seal(fresh))

@@ -22,8 +22,12 @@ def quiet(*args, **kwargs):
 
 
 def write_data(path, data, sealed=True):
-    """Write a variant of c13.json; sealed like the generator's output unless it plays a hand edit."""
+    """Write a variant of c13.json; sealed like the generator's output unless it plays a hand edit. E6's browser files
+    are read beside it (browser.dir): the committed ones are linked there unless the folder already exists."""
     path.write_text(json.dumps(contract.seal(data) if sealed else data, ensure_ascii=False), encoding="utf-8")
+    folder = (data.get("browser") or {}).get("dir") if isinstance(data, dict) else None
+    if isinstance(folder, str) and folder and not (path.parent / folder).exists():
+        (path.parent / folder).symlink_to(data_file().parent / folder, target_is_directory=True)
     return path
 
 

@@ -34,3 +34,16 @@ def test_the_code_hash_covers_the_stages_by_glob(tmp_path):
     (tmp_path / "generator/data/new_stage_file.py").write_text("X = 1\n", encoding="utf-8")
     assert "generator/data/new_stage_file.py" in [p.relative_to(tmp_path).as_posix() for p in code_files(tmp_path)]
     assert provenance.code_hash(tmp_path) != before
+
+
+def test_a_missing_or_edited_browser_file_makes_the_data_stale(fresh_precomputed):
+    """E6's float16 weights and tokenizer are written beside c13.json, their sha256 in it: a file deleted or changed
+    afterwards is reported by its path, so `make site` regenerates it rather than serving bytes nobody checked."""
+    json_path = fresh_precomputed / "c13.json"
+    assert stale_inputs(json_path, MODELS, fresh_precomputed) == []
+    folder = fresh_precomputed / "browser"
+    weights = sorted(folder.glob("*.safetensors"))[0]
+    weights.write_bytes(weights.read_bytes()[:-2] + b"\0\0")
+    (folder / "tokenizer.json").unlink()
+    assert stale_inputs(json_path, MODELS, fresh_precomputed) == [
+        f"browser/{weights.name} (changed since it was written)", "browser/tokenizer.json (missing)"]

@@ -170,3 +170,39 @@ export function mount(section, cls) {
 export function staticChildren(section) {
   return [...section.children].filter((c) => !c.matches("h3, .c13-exp-notice, .c13-live, .c13-static-box"));
 }
+
+const MAX_SEED = 99_999_999; // a fresh random seed is at most this (short enough to read and retype)
+const LARGEST_SEED = 4_294_967_295; // the field's max: the largest seed a reader may type
+
+export function randomSeed() {
+  const word = new Uint32Array(1);
+  crypto.getRandomValues(word);
+  return 1 + (word[0] % MAX_SEED);
+}
+
+/** The seed row of an experiment (E2, E6): a number field, "换一个种子" and a note. seed() reads it; a value that is
+ * not a whole number from 0 to LARGEST_SEED is replaced by a fresh random one, and the note says so. */
+export function seedField(group) {
+  const input = el("input", { type: "number", id: `${group}-seed`, min: 0, max: LARGEST_SEED, step: 1,
+    value: randomSeed(), inputmode: "numeric", class: "c13-seed", "aria-describedby": `${group}-seed-note` });
+  const note = el("span", { class: "c13-seed-note", id: `${group}-seed-note`, "aria-live": "polite" });
+  const node = el("div", { class: "c13-seed-row" }, el("label", { for: input.id, text: "种子 " }), input,
+    el("button", { type: "button", class: "md-button c13-small", text: "换一个种子",
+      onclick: () => { input.value = randomSeed(); note.textContent = ""; } }), note);
+  function seed() {
+    const typed = input.value.trim();
+    const value = Number(typed);
+    if (typed === "" || !Number.isInteger(value) || value < 0 || value > LARGEST_SEED) {
+      const fresh = randomSeed();
+      input.value = fresh;
+      note.textContent = (typed === "" ? "种子框是空的（或填的不是数字）" : `「${typed}」不是 0 到 ${LARGEST_SEED} 之间的整数`) +
+        `，这次改用随机种子 ${fresh}。`;
+      note.dataset.replaced = "true";
+    } else {
+      note.textContent = "";
+      delete note.dataset.replaced;
+    }
+    return Number(input.value);
+  }
+  return { node, seed };
+}

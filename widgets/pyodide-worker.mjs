@@ -8,6 +8,7 @@
 //   {type: "init", indexURL, samplerURL}                      once, first
 //   {type: "round", id, key, p, q, scheme, seed, index}       round number `index` of the stream random.Random(seed)
 //   {type: "run", id, key, p, q, scheme, seed, n, chunk}      sampler.run_chunks, reporting after each chunk
+//   {type: "e6-run", id, …} / {type: "e6-cancel"}             E6, handled by e6/engine.mjs (imported on first use)
 // p and q are JSON texts of the distributions (Python's json reads the same doubles that JavaScript wrote);
 // a key names one (prefix, draft) pair, whose sampler.Pair is built once and kept.
 // Messages to the page:
@@ -18,7 +19,8 @@
 //   {type: "round", id, record}        one round (sampler.one_round's dict)
 //   {type: "progress", id, done, n, accepted}
 //   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms
-//   {type: "error", id, message}       a request failed
+//   {type: "error", id, message}       a request failed (E6: also `cancelled`)
+//   {type: "e6-event", id, event}      E6's progress: stages, bytes, the prompt, each token and round
 // Cancelling is done by the page: it terminates this worker and starts a new one when next needed.
 
 const PY_SETUP = `
@@ -193,7 +195,22 @@ function call(name, ...args) {
   }
 }
 
+// E6 (live speculative decoding in this worker): its module, with the models, loads on the first E6 request
+let e6 = null;
+
+function handleE6(m) {
+  e6 ??= import(new URL("e6/engine.mjs", import.meta.url).href);
+  e6.then((module) => module.handle(m, pyodide, post), (err) => {
+    e6 = null;
+    post({ type: "error", id: m.id, message: `E6 的程序文件没能载入：${describe(err)}。请确认站点是完整构建的（make site）。` });
+  });
+}
+
 function handle(m) {
+  if (m.type.startsWith("e6-")) {
+    handleE6(m);
+    return;
+  }
   if (m.type === "round") {
     const text = call("c13_round", m.key, m.p, m.q, m.scheme, m.seed, m.index);
     post({ type: "round", id: m.id, record: JSON.parse(text) });

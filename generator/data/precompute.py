@@ -16,11 +16,12 @@ from .. import atomic, contract
 from ..models.checkpoint import DRAFTS, TARGET, load_family
 from ..errors import SettingError
 from ..jsonio import read_json
-from .provenance import GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
+from .provenance import BROWSER_DIR, GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
 from .roofline import roofline
 from .runs import AccountingRuns, accounting, alpha_spread, greedy_identity, replay
 from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, OFFLINE, PREFIXES, PROMPTS, REPLAY,  # noqa: F401
                        SPREAD, rounded, stored_dist)
+from .browser_files import float16_error, write_browser_files
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions
 from ..models.tokenizer import token_bytes, token_labels
@@ -153,6 +154,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
         runs.cancel()
         raise
     bar.close()
+    stage("browser files")
+    browser = browser_files(models_dir, out_path.parent, models, prompts, greedy)
 
     raw = token_bytes(tok)
     data = {
@@ -177,10 +180,19 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
         "alpha_spread": spread,
         "anchor": roofline(anchor),
         "papers": papers["entries"],
+        "browser": browser,
     }
     data = contract.validate(contract.seal(data), out_path)  # the contract holds before anything is written
     atomic.write_json(out_path, data)
     return data, time.perf_counter() - started
+
+
+def browser_files(models_dir, json_dir, models, prompts, greedy):
+    """E6's files, next to c13.json in browser/: the weights in float16 and the tokenizer, with their sha256, and
+    what the rounding costs, measured on the prompts followed by their greedy reference text."""
+    written = write_browser_files(models_dir, Path(json_dir) / BROWSER_DIR)
+    sequences = [ids + greedy["reference"][text] for text, ids in prompts.items()]
+    return dict(written, dir=BROWSER_DIR, float16_error=float16_error(models, sequences))
 
 
 def _whole_utf8(raw):

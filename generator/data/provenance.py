@@ -19,6 +19,8 @@ NOT_GENERATOR_CODE = ("generator/data/measure.py", "generator/data/timing.py")
 # Inputs the generator reads when present (no card: the page shows dashes); recorded as ABSENT when not.
 OPTIONAL = ("models/card.json",)
 ABSENT = "absent"
+# E6's files (float16 weights, the tokenizer), written by the data stage into this folder beside c13.json
+BROWSER_DIR = "browser"
 EDITED_BY_HAND = "c13.json (edited by hand after it was generated: its digest does not match its content)"
 
 
@@ -77,4 +79,18 @@ def stale_inputs(json_path, models_dir, precomputed_dir):
     now = input_hashes(models_dir, precomputed_dir)
     changed += [name for name in now if recorded.get(name) != now[name]]
     changed += [f"{name} (no longer an input)" for name in recorded if name not in now]
-    return changed
+    return changed + changed_browser_files(data, Path(json_path).parent)
+
+
+def changed_browser_files(data, json_dir):
+    """The browser files c13.json lists that are missing or differ from their recorded sha256 (by relative path)."""
+    browser = data.get("browser") if isinstance(data.get("browser"), dict) else {}
+    folder = Path(json_dir) / browser.get("dir", BROWSER_DIR)
+    out = []
+    for name, entry in sorted((browser.get("files") or {}).items()):
+        path = folder / name
+        if not path.is_file():
+            out.append(f"{path.relative_to(json_dir).as_posix()} (missing)")
+        elif not isinstance(entry, dict) or sha256(path) != entry.get("sha256"):
+            out.append(f"{path.relative_to(json_dir).as_posix()} (changed since it was written)")
+    return out

@@ -8,7 +8,9 @@ modules (generator/pages/figures.py renders them all in one batch when the conte
 from markupsafe import Markup
 
 from . import figures
+from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
+from .measured import MEASURE_COMMAND, measured_context, measured_requests
 from .qa import QA_RECORD, read_qa
 from .templates import section_of
 
@@ -108,7 +110,11 @@ def build_context(data):
         "e5_best": lambda alpha, c: e5_best(alpha, c, constants["ks"]),
     }
     ctx["qa"] = read_qa(QA_RECORD)
+    # the build machine's timings, optional (generator/pages/measured.py): next to the c13.json being built
+    ctx["measured"], ctx["measure_command"] = measured_context(data, data_path()), MEASURE_COMMAND
     ctx.update(_pictures(ctx))
+    if ctx["measured"] and ctx["measured"]["usable"]:
+        ctx["measured_table"] = ctx["html_measured_table"]  # also E6's static version (defined only when drawn)
     return ctx
 
 
@@ -142,6 +148,7 @@ def figure_requests(ctx):
                                           short={d: ctx["names"][d][0] for d in ctx["drafts"]}, id="alpha-positions")))
     out.append(("replay_table", figures.request("replay_table", replay=ctx["replay"], labels=labels)))
     out.append(("replay_text", figures.request("replay_text", replay=ctx["replay"], labels=labels)))
+    out.extend(measured_requests(ctx["measured"], names))
     return out
 
 
@@ -165,5 +172,9 @@ def _pictures(ctx):
         "html_alpha_positions_table": lambda: drawn["alpha_positions_table"],
         "html_replay": lambda: drawn["replay_table"],
         "html_replay_text": lambda: drawn["replay_text"],
+        # the measured costs (only when ctx["measured"] is usable; the templates check it first)
+        "svg_measured_costs": lambda: drawn["measured_costs"],
+        "svg_measured_verify": lambda: drawn["measured_verify"],
+        "html_measured_table": lambda: drawn["measured_table"],
         "figure": figure,
     }

@@ -1,8 +1,11 @@
 """Browser files added to the build: the widgets, and the pinned packages from node_modules (no copies in docs/)."""
+import hashlib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+
+from .data_file import data_path, load_data
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,4 +46,39 @@ def add_browser_files(files, config):
         if src.is_file() and src.suffix in WIDGET_SUFFIXES:
             files.append(File.generated(config, f"assets/c13/{src.relative_to(widgets).as_posix()}",
                                         abs_src_path=str(src)))
+    for name, (src, _) in browser_models(load_data(data_path())).items():
+        files.append(File.generated(config, f"{MODELS_DEST}/{name}", abs_src_path=str(src)))
     return files
+
+
+# E6's files (the float16 weights and the tokenizer), written by the data stage next to c13.json; never models/.
+MODELS_DEST = "assets/c13/models"
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def browser_models(data, json_dir=None):
+    """E6's files, name → (source path, bytes): browser.dir beside the c13.json (json_dir, default the one being
+    built), each checked against browser.files (sha256 and size); a missing or different file fails the build,
+    naming the file and the field."""
+    browser = data["browser"]
+    folder = Path(json_dir or data_path().parent) / browser["dir"]
+    out = {}
+    for name, want in sorted(browser["files"].items()):
+        src = folder / name
+        field = f"c13.json: browser.files.{name}"
+        if not src.is_file():
+            raise PluginError(f"{src}: missing ({field}); regenerate it with `make data`")
+        size = src.stat().st_size
+        if size != want["bytes"]:
+            raise PluginError(f"{src}: {size} bytes, but {field}.bytes says {want['bytes']}; regenerate with `make data`")
+        if _sha256(src) != want["sha256"]:
+            raise PluginError(f"{src}: its sha256 differs from {field}.sha256; regenerate it with `make data`")
+        out[name] = (src, size)
+    return out

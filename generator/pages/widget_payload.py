@@ -5,7 +5,7 @@ import re
 from decimal import Decimal
 
 from .experiments import SERVE_COMMAND
-from .vendor import PYODIDE_FILES, ROOT
+from .vendor import MODELS_DEST, PYODIDE_FILES, ROOT, browser_models
 
 # the files a browser fetches to start the Python sampler (Pyodide never reads its package.json)
 PYODIDE_FETCHED = [name for name in PYODIDE_FILES if name != "package.json"]
@@ -69,7 +69,28 @@ def widget_data(data, ctx):
         "pyodide": "assets/vendor/pyodide/",
         "pyodide_bytes": pyodide_bytes(),
         "serve_command": SERVE_COMMAND,
+        "e6": e6_payload(data),
     }
+
+
+# E6's choices of how many new tokens to write (those that fit the context with the longest k are offered)
+E6_NEW_TOKENS = (16, 32, 64, 96)
+
+
+def e6_payload(data):
+    """E6: where its files are and their sizes (for the progress in bytes), the context, the choices and defaults."""
+    constants = data["constants"]
+    target = constants["target"]
+    context = data["models"][target]["context"]
+    ks = constants["ks"]
+    new_tokens = [n for n in E6_NEW_TOKENS if n + max(ks) < context]
+    return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in browser_models(data).items()},
+            "context": context, "target": target, "drafts": constants["drafts"],
+            "prompts": [p["text"] for p in data["prompts"]], "ks": ks, "temperatures": [0, 1],
+            "new_tokens": new_tokens,
+            "defaults": {"draft": constants["drafts"][0], "k": constants["greedy_ks"][0], "temperature": 0,
+                         "nNew": new_tokens[1] if len(new_tokens) > 1 else new_tokens[0],
+                         "prompt": data["replay"]["prompt"]}}
 
 
 def pyodide_bytes():

@@ -1,16 +1,8 @@
 // E2's controls: the prefix, the draft and the seed shared by every run; the three tabs; the prediction asked
 // before the big run ("after a rejection, resample from where?").
-import { el, promptBox, rovingKey } from "../c13-util.js";
+import { el, promptBox, rovingKey, seedField } from "../c13-util.js";
 
 const TAB_NAMES = ["① 朴素方案", "② 它在哪失败", "③ 改进方案"];
-const MAX_SEED = 99_999_999;
-const LARGEST_SEED = 4_294_967_295; // the field's max: the largest seed a reader may type
-
-export function randomSeed() {
-  const word = new Uint32Array(1);
-  crypto.getRandomValues(word);
-  return 1 + (word[0] % MAX_SEED);
-}
 
 function radios(legend, name, values, label, onChange) {
   return el("fieldset", { class: "c13-radios" }, el("legend", { text: legend }),
@@ -22,33 +14,11 @@ function radios(legend, name, values, label, onChange) {
 
 /** Prefix and draft radios and the seed field. onPrefix / onDraft get the chosen value. */
 export function sharedControls(group, data, { onPrefix, onDraft }) {
-  const seedInput = el("input", { type: "number", id: `${group}-seed`, min: 0, max: LARGEST_SEED, step: 1,
-    value: randomSeed(), inputmode: "numeric", class: "c13-seed", "aria-describedby": `${group}-seed-note` });
-  const note = el("span", { class: "c13-seed-note", id: `${group}-seed-note`, "aria-live": "polite" });
+  const { node: seedRow, seed } = seedField(group);
   const node = el("div", { class: "c13-controls" },
     radios("前缀", `${group}-prefix`, data.prefixes, (prefix) => promptBox(prefix), onPrefix),
     radios("草稿", `${group}-draft`, data.drafts, (draft) => `${draft}（${data.roles[draft]}）`, onDraft),
-    el("div", { class: "c13-seed-row" },
-      el("label", { for: `${group}-seed`, text: "种子 " }), seedInput,
-      el("button", { type: "button", class: "md-button c13-small", text: "换一个种子",
-        onclick: () => { seedInput.value = randomSeed(); note.textContent = ""; } }), note));
-  /** The seed in the field; a value that is not a whole number from 0 to LARGEST_SEED is replaced by a fresh
-   * random one, and the line beside the field says so. */
-  function seed() {
-    const typed = seedInput.value.trim();
-    const value = Number(typed);
-    if (typed === "" || !Number.isInteger(value) || value < 0 || value > LARGEST_SEED) {
-      const fresh = randomSeed();
-      seedInput.value = fresh;
-      note.textContent = (typed === "" ? "种子框是空的（或填的不是数字）" : `「${typed}」不是 0 到 ${LARGEST_SEED} 之间的整数`) +
-        `，这次改用随机种子 ${fresh}。`;
-      note.dataset.replaced = "true";
-    } else {
-      note.textContent = "";
-      delete note.dataset.replaced;
-    }
-    return Number(seedInput.value);
-  }
+    seedRow);
   return { node, seed };
 }
 

@@ -1,6 +1,7 @@
 // Every figure the pages and the widgets draw, by name: the build (generator/pages/render_figures.mjs) renders
 // the static versions through this table, the widgets import the same functions for the live ones.
 import { alphaPositions, alphaPositionsTable } from "./alpha_positions.mjs";
+import { measuredCosts, measuredTable, measuredVerify } from "./measured_costs.mjs";
 import { requestPath } from "./request_path.mjs";
 import { replayTable, replayText } from "./replay.mjs";
 import { sliderPlot, speedupPlot } from "./speedup.mjs";
@@ -19,6 +20,9 @@ export const FIGURES = {
   speedup_sliders: sliderPlot,
   alpha_positions: alphaPositions,
   alpha_positions_table: alphaPositionsTable,
+  measured_costs: measuredCosts,
+  measured_verify: measuredVerify,
+  measured_table: measuredTable,
 };
 
 /** One figure's markup; an unknown name or a failing figure throws with the name in the message. */

@@ -26,7 +26,12 @@ export function expectedYield(alpha, k) {
 }
 
 export function speedup(alpha, c, k) {
-  return expectedYield(alpha, k) / (c * k + 1);
+  return measuredSpeedup(alpha, c, k, 1);
+}
+
+/** E[N] / (k·c + v): the speedup when verifying k + 1 positions costs v target forwards (v = 1: the lesson's). */
+export function measuredSpeedup(alpha, c, k, v) {
+  return expectedYield(alpha, k) / (k * c + v);
 }
 
 /** The k that gives the largest speedup for α and c (the first of equals). */
@@ -34,8 +39,9 @@ export function bestK(alpha, c, ks) {
   return ks.reduce((best, k) => (speedup(alpha, c, k) > speedup(alpha, c, best) ? k : best), ks[0]);
 }
 
-/** The frame: ticks every `step` up to ymax, the k labels, the 1× line; x(k) and y(v) map to the plot. */
-function frame(L, ks, { ymin, ymax, step }) {
+/** The frame: ticks every `step` up to ymax, the k labels, the 1× line; x(k) and y(v) map to the plot.
+ *  opts.unit follows each tick ("×"), opts.baseline labels the line at 1 (widgets/figures/measured_costs.mjs). */
+export function frame(L, ks, { ymin, ymax, step }, { unit = "×", baseline = "1× = 不投机" } = {}) {
   const plotWidth = L.width - L.left - L.right;
   const plotHeight = L.height - L.top - L.bottom;
   const x = (k) => L.left + 8 + ((k - ks[0]) / Math.max(1, ks[ks.length - 1] - ks[0])) * (plotWidth - 16);
@@ -44,19 +50,19 @@ function frame(L, ks, { ymin, ymax, step }) {
   for (let i = 0; ymin + i * step <= ymax + 1e-9; i++) {
     const t = ymin + i * step;
     parts.push(line(L.left, y(t), L.left + plotWidth, y(t), "c13-grid"),
-      text(L.left - 5, y(t) + 4, `${trim(t, 2)}×`, { cls: "c13-muted", anchor: "end", size: L.small }));
+      text(L.left - 5, y(t) + 4, `${trim(t, 2)}${unit}`, { cls: "c13-muted", anchor: "end", size: L.small }));
   }
   const bottom = L.top + plotHeight;
   for (const k of ks) parts.push(text(x(k), bottom + 17, String(k), { cls: "c13-muted", size: L.small }));
   parts.push(text(L.left + plotWidth / 2, bottom + 35, "k（每轮草稿 token 数）", { size: L.label }),
     line(L.left, y(1), L.left + plotWidth, y(1), "c13-baseline"),
-    text(L.left + plotWidth - 4, y(1) - 5, "1× = 不投机", { cls: "c13-muted", anchor: "end", size: L.small }));
+    text(L.left + plotWidth - 4, y(1) - 5, baseline, { cls: "c13-muted", anchor: "end", size: L.small }));
   const axes = line(L.left, bottom, L.left + plotWidth, bottom, "c13-axis") + line(L.left, L.top, L.left, bottom, "c13-axis");
   return { parts, axes, x, y, plotWidth, bottom };
 }
 
 /** The y range: every value and the 1× line, with a margin, on round steps (not from 0: the differences matter). */
-function axisRange(values) {
+export function axisRange(values) {
   const lo = Math.min(1, ...values);
   const hi = Math.max(1, ...values);
   const span = Math.max(hi - lo, 0.2);
@@ -65,7 +71,7 @@ function axisRange(values) {
   return { ymin, ymax: step * Math.ceil((hi + span * 0.12) / step), step };
 }
 
-function marker(shape, cx, cy, cls, radius) {
+export function marker(shape, cx, cy, cls, radius) {
   if (shape === "circle") return `<circle${attrs({ cx: coord(cx), cy: coord(cy), r: radius, class: cls })}/>`;
   return rect(cx - radius, cy - radius, 2 * radius, 2 * radius, cls);
 }

@@ -1,0 +1,147 @@
+"""The build machine's measured costs on the page: precomputed/measured.json, an optional input next to c13.json.
+
+`make measure` writes it (generator/data/measure.py); the page build never needs it. When it is absent the page
+says how to measure. When it is present it is read through its contract (generator/contract_measured.py): a
+corrupt file fails the build, named with its field, as any bad input does (delete it, or measure again). When the
+models it timed are not the models of c13.json (their sha256, or the tokenizer's, differ) the timings are shown
+as stale. Nothing here reads models/: the comparison is with the hashes c13.json recorded.
+
+ctx["measured"] (None when absent): the machine, ms per forward, c and v(k) with their spread, the measured
+speedups, and per draft and k the prediction E[N] / (k·c + v(k)) with the measured c and v(k) and the draft's
+pooled α from c13.json, beside the lesson's (c = parameter ratio, v = 1) — the figures draw the same with
+widgets/figures/speedup.mjs measuredSpeedup.
+"""
+from pathlib import Path
+
+from ..contract import load_measured
+from ..errors import InputError
+from . import figures
+from .data_file import DataError
+
+MEASURED_NAME = "measured.json"
+MEASURE_COMMAND = "make measure"
+
+
+def measured_file(data_path):
+    """Where the measured timings of the c13.json at data_path would be: next to it."""
+    return Path(data_path).parent / MEASURED_NAME
+
+
+def read_measured(path):
+    """The validated measured.json at path, or None when there is none; a corrupt one stops the build, named."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        return load_measured(path)
+    except InputError as e:
+        raise DataError(e.path, e.field, e.problem) from None
+
+
+def stale_inputs(measured, data):
+    """What measured.json timed that is not what c13.json describes: model and tokenizer names, empty if fresh."""
+    out = []
+    models = data["models"]
+    for name in [measured["target"], *measured["drafts"]]:
+        entry = models.get(name)
+        if entry is None or entry["sha256"] != measured["models"][name]["sha256"]:
+            out.append(f"models/{name}")
+    if [measured["target"], *measured["drafts"]] != [data["constants"]["target"], *data["constants"]["drafts"]]:
+        out.append("constants.drafts")
+    if measured["tokenizer_sha256"] != data["tokenizer"]["sha256"]:
+        out.append("models/tokenizer.json")
+    return out
+
+
+def expected_yield(alpha, k):
+    """1 + α + … + α^k, summed as widgets/figures/speedup.mjs expectedYield does."""
+    return sum(alpha ** i for i in range(k + 1))
+
+
+def measured_speedup(alpha, c, k, v):
+    """E[N] / (k·c + v), as widgets/figures/speedup.mjs measuredSpeedup."""
+    return expected_yield(alpha, k) / (k * c + v)
+
+
+def _spread(stat):
+    return {key: stat[key] for key in ("median", "q1", "q3", "min", "max", "n")}
+
+
+def _draft(measured, data, draft, v):
+    alpha = data["accounting"]["drafts"][draft]["alpha"] if draft in data["accounting"]["drafts"] else None
+    c_params = data["models"][draft]["ratio_to_target"] if draft in data["models"] else None
+    c = measured["forward"]["c"][draft]
+    rows = []
+    for row in measured["speedup"]["drafts"][draft]:
+        k = row["k"]
+        entry = {"k": k, "v": v[k]["median"], "measured": _spread(row["speedup"]),
+                 "tokens_per_target_forward": row["tokens"] / row["target_forwards"]}
+        if alpha is not None:
+            entry.update(lesson=measured_speedup(alpha, c_params, k, 1), v1=measured_speedup(alpha, c["median"], k, 1),
+                         predicted=measured_speedup(alpha, c["median"], k, v[k]["median"]))
+        rows.append(entry)
+    best = max(rows, key=lambda r: (r["measured"]["median"], -r["k"]))
+    best_predicted = max(rows, key=lambda r: (r["predicted"], -r["k"])) if alpha is not None else None
+    return {"alpha": alpha, "c": _spread(c), "c_params": c_params, "rows": rows, "best": best,
+            "best_predicted": best_predicted,
+            "ms": _spread(measured["models"][draft]["ms_per_forward"])}
+
+
+def measured_context(data, data_path):
+    """ctx["measured"] for the c13.json at data_path: None when no measured.json lies next to it."""
+    path = measured_file(data_path)
+    measured = read_measured(path)
+    if measured is None:
+        return None
+    machine, method = measured["machine"], measured["method"]
+    v = {row["k"]: _spread(row) for row in measured["forward"]["v"]}
+    target = measured["target"]
+    stale = stale_inputs(measured, data)
+    drafts = {d: _draft(measured, data, d, v) for d in measured["drafts"]}
+    rows = [r for d in drafts.values() for r in d["rows"]]
+    summary = {"max_measured": max(r["measured"]["median"] for r in rows), "rows": len(rows),
+               "below_prediction": sum(1 for r in rows if "predicted" in r and r["measured"]["median"] < r["predicted"])}
+    return {
+        "file": path.name, "summary": summary, "stale": stale, "usable": all(d["alpha"] is not None for d in drafts.values()),
+        "machine": {"cpu": machine["cpu"], "cores": machine["cores"], "threads": machine["threads"],
+                    "torch": machine["torch_version"], "python": machine["python_version"], "os": machine["os"],
+                    "date": machine["date_utc"][:10], "date_utc": machine["date_utc"]},
+        "method": method, "quick": method["quick"], "ks": measured["ks"], "target": target,
+        "drafts": list(measured["drafts"]), "by_draft": drafts, "v": v,
+        "target_ms": _spread(measured["models"][target]["ms_per_forward"]),
+        "target_bytes": data["models"].get(target, {}).get("bytes_float32"),
+        "prompts": measured["speedup"]["prompts"], "seeds": measured["speedup"]["seeds"],
+        "n_new": measured["speedup"]["n_new"],
+    }
+
+
+def figure_args(m, names):
+    """The arguments of widgets/figures/measured_costs.mjs: the inputs only; the figures compute the lines."""
+    drafts = [{"name": names.get(d, d), "alpha": e["alpha"], "cParams": e["c_params"], "c": e["c"]["median"],
+               "v": [m["v"][k]["median"] for k in m["ks"]],
+               "points": [{"k": r["k"], **{key: r["measured"][key] for key in ("median", "min", "max")}}
+                          for r in e["rows"]]}
+              for d, e in m["by_draft"].items()]
+    return {"ks": m["ks"], "drafts": drafts}
+
+
+def measured_requests(m, names):
+    """The figure requests for the measured costs (none when the timings are absent or cannot be drawn)."""
+    if m is None or not m["usable"]:
+        return []
+    args = figure_args(m, names)
+    v = [{"k": k, **{key: m["v"][k][key] for key in ("median", "q1", "q3")}} for k in m["ks"]]
+    return [("measured_costs", figures.request("measured_costs", id="mc-speedup", **args)),
+            ("measured_verify", figures.request("measured_verify", id="mc-verify", ks=m["ks"], v=v)),
+            ("measured_table", figures.request("measured_table", caption=table_caption(m), **args))]
+
+
+def table_caption(m):
+    """Who measured the table: the machine, the date, the command; and a warning when the models changed since."""
+    machine = m["machine"]
+    text = (f"构建机实测（{machine['date']}，{machine['cpu']}，{machine['cores']} 核，用 {machine['threads']} 个线程，"
+            f"PyTorch {machine['torch']}，{MEASURE_COMMAND}）。v(k) 和 c 是中位数；“实测”是墙钟加速的中位数，"
+            f"最小–最大来自 {m['method']['repeats']} 次重复。")
+    if m["stale"]:
+        text += "注意：这些计时测的是旧模型，与本页的模型不同，请重新运行 make measure。"
+    return text

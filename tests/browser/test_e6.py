@@ -1,0 +1,171 @@
+"""E6 in the browser: nothing of it loads before the reader presses 开始; a run at T = 0 writes the target's own
+text, every round shown and the reader's measurements consistent with the run; T = 1 finishes; 取消 settles;
+an over-long prompt is refused before anything loads; legible on a phone in light and dark."""
+import math
+
+import pytest
+from browserlib import PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, opened
+from legibility import small_targets, small_text
+
+LAZY = ("e6/engine.mjs", "e6/model.mjs", "e6/tokenizer.mjs", "e6/speculate.mjs", ".safetensors", "models/tokenizer.json")
+RUN_TIMEOUT_MS = 4 * PYODIDE_TIMEOUT_MS  # Pyodide, ≈ 10 MB of weights, two runs of the real models
+SETTLED = "['done', 'failed', 'cancelled'].includes(document.querySelector('#e6').dataset.state)"
+
+
+def lazy_requests(log):
+    return [u for u in log.requests if any(part in u for part in LAZY)]
+
+
+def configure(page, *, draft=None, k=2, temperature=0, n_new=16, prompt=None):
+    if prompt is not None:
+        page.fill("#e6 textarea.c13-e6-prompt", prompt)
+    if draft:
+        page.check(f"#e6 .c13-controls input[value='{draft}']")
+    page.check(f"#e6 .c13-controls input[name$='-temp'][value='{temperature}']")
+    page.select_option("#e6 select[id$='-k']", str(k))
+    page.select_option("#e6 select[id$='-new']", str(n_new))
+
+
+def run(page, seed=20241):
+    page.fill("#e6 input.c13-seed", str(seed))
+    page.click("#e6 button:text-is('开始')")
+    page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS)
+    return dataset(page, "#e6")
+
+
+def expected_yield(alpha, k):
+    return sum(alpha ** i for i in range(k + 1))
+
+
+def test_nothing_of_e6_loads_before_the_reader_starts_it(lesson, data):
+    page, log = lesson
+    assert page.get_attribute("#e6", "data-c13-init") == "done"
+    page.locator("#e6 .c13-e6").scroll_into_view_if_needed()
+    page.focus("#e6 textarea.c13-e6-prompt")
+    page.wait_for_timeout(500)
+    assert page.get_attribute("#e6", "data-state") == "idle"
+    assert not lazy_requests(log), lazy_requests(log)
+    # the reader is told how much will download, from the payload's sizes
+    e6 = page.evaluate("JSON.parse(document.getElementById('c13-widget-data').textContent).e6")
+    total = sum(e6["files"].values())
+    assert f"{total / 1e6:.1f} MB" in page.inner_text("#e6 .c13-e6-weight")
+    # the lesson's prompts are one press away
+    for prompt in (p["text"] for p in data["prompts"]):
+        page.click(f"#e6 .c13-e6-lesson button[aria-label='用提示 {prompt}']")
+        assert page.input_value("#e6 textarea.c13-e6-prompt") == prompt
+
+
+def test_an_over_long_prompt_is_refused_before_anything_loads(lesson, data):
+    page, log = lesson
+    context = data["models"][data["constants"]["target"]]["context"]
+    page.fill("#e6 textarea.c13-e6-prompt", "孔明曰：「" * 200)
+    page.click("#e6 button:text-is('开始')")
+    check = page.locator("#e6 .c13-e6-check")
+    assert check.get_attribute("data-problem") == "context"
+    assert f"超过上下文 {context}" in check.inner_text()
+    assert page.get_attribute("#e6", "data-state") == "idle"
+    assert focused(page)["text"] == "开始"
+    assert not lazy_requests(log)
+    page.fill("#e6 textarea.c13-e6-prompt", data["replay"]["prompt"])
+    assert check.inner_text() == ""  # the message goes once the prompt fits
+
+
+def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lesson, data, served):
+    page, log = lesson
+    small = data["constants"]["drafts"][0]
+    configure(page, draft=small, k=2, temperature=0, n_new=16, prompt=data["replay"]["prompt"])
+    state = run(page)
+    assert state["state"] == "done", page.inner_text("#e6 .c13-e6-progress")
+    assert state["identical"] == "true" and state["temperature"] == "0" and state["k"] == "2" and state["draft"] == small
+    assert "两段完全相同" in page.inner_text("#e6 .c13-e6-verdict")
+    report = dataset(page, "#e6 .c13-e6-report")
+    rounds = page.locator("#e6 ol.c13-e6-rounds > li")
+    assert rounds.count() == int(report["rounds"]) > 0
+    written = sum(int(a) + 1 for a in rounds.evaluate_all("items => items.map(li => li.dataset.accepted)"))
+    assert written >= 16 and all(int(a) <= 2 for a in rounds.evaluate_all("l => l.map(li => li.dataset.accepted)"))
+    # the measurements agree with the run and with each other
+    tokens, forwards = int(report["tokens"]), int(report["targetForwards"])
+    assert tokens >= 16 and forwards == int(report["rounds"])
+    assert math.isclose(float(report["tokensPerTargetForward"]), tokens / forwards, rel_tol=1e-9)
+    alpha, c, v = float(report["alpha"]), float(report["c"]), float(report["v"])
+    assert math.isclose(alpha, int(report["accepted"]) / int(report["tested"]), rel_tol=1e-9)
+    assert 0 < c and 0 < v and all(math.isfinite(float(report[key])) and float(report[key]) > 0
+                                   for key in ("speedupModel", "speedupEndToEnd"))
+    assert math.isclose(float(report["predictedLesson"]), expected_yield(alpha, 2) / (2 * c + 1), rel_tol=1e-9)
+    assert math.isclose(float(report["predictedOwn"]), expected_yield(alpha, 2) / (2 * c + v), rel_tol=1e-9)
+    table = page.inner_text("#e6 .c13-e6-report")
+    for words in ("c = 草稿一次前向 ÷ 目标一次前向", "v(2)", "α", "目标前向", "草稿前向", "接受判定", "端到端", "v = 1"):
+        assert words in table
+    assert f"（{tokens} ÷ {forwards}）" in table
+    # the files came from this site: the target, the chosen draft and the tokenizer, nothing else
+    models = [u for u in log.requests if "/models/" in u]
+    assert models and all(u.startswith(served + "assets/c13/models/") for u in models)
+    assert {u.rsplit("/", 1)[-1] for u in models} == {f"{data['constants']['target']}.safetensors",
+                                                        f"{small}.safetensors", "tokenizer.json"}
+
+
+def test_a_sampled_run_finishes_and_points_to_e2(lesson, data):
+    page, _ = lesson
+    configure(page, k=3, temperature=1, n_new=16)
+    state = run(page, seed=7)
+    assert state["state"] == "done" and state["temperature"] == "1" and state["k"] == "3"
+    assert "identical" not in state
+    verdict = page.locator("#e6 .c13-e6-verdict")
+    assert "同一个分布" in verdict.inner_text() and verdict.locator("a[href='#exp-e2']").count() == 1
+
+
+def test_cancel_mid_run_settles_and_keeps_the_focus(lesson, data):
+    page, _ = lesson
+    configure(page, k=1, temperature=1, n_new=max(page.evaluate(
+        "JSON.parse(document.getElementById('c13-widget-data').textContent).e6.new_tokens")))
+    page.fill("#e6 input.c13-seed", "99")
+    page.click("#e6 button:text-is('开始')")
+    page.wait_for_function("document.querySelector('#e6').dataset.state === 'running'", timeout=RUN_TIMEOUT_MS)
+    page.focus("#e6 button:text-is('取消')")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS)
+    assert page.get_attribute("#e6", "data-state") == "cancelled"
+    now = focused(page)
+    assert now["tag"] != "BODY" and page.evaluate("!!document.activeElement.closest('#e6')"), now
+    assert page.get_attribute("#e6 button:text-is('开始')", "aria-disabled") == "false"
+    assert "已取消" in page.inner_text("#e6 .c13-e6-progress")
+    # the buttons work again: a short run after the cancel finishes
+    configure(page, k=2, temperature=0, n_new=16)
+    assert run(page)["state"] == "done"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_e6_is_legible_on_a_phone_after_a_run(browser, served, data, scheme):
+    with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
+        configure(page, k=2, temperature=0, n_new=16)
+        assert run(page)["state"] == "done"
+        page.evaluate("document.fonts.ready")
+        assert small_text(page, "#e6") == []
+        assert small_targets(page, "#e6") == []
+        # nothing in E6 is wider than the phone's column
+        overflow = page.evaluate("""() => [...document.querySelectorAll('#e6 .c13-e6 *')]
+            .filter(n => n.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+                         && !n.closest('.c13-scroll'))
+            .map(n => n.tagName + '.' + n.className).slice(0, 5)""")
+        assert overflow == []
+
+
+def test_without_javascript_and_from_disk_e6_shows_the_build_machines_table(browser, served, site):
+    with opened(browser, served + "index.html", java_script_enabled=False) as (page, log):
+        assert page.locator("#e6 .c13-live").count() == 0
+        assert page.locator("#e6 .c13-e6-static").is_visible()
+        assert "make serve" in page.inner_text("#e6 .c13-e6-static")
+        assert not lazy_requests(log)
+    context = browser.new_context()
+    page = context.new_page()
+    requests = []
+    context.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto((site / "index.html").as_uri())
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.locator("#e6 .c13-exp-notice").is_visible()
+        assert page.locator("#e6 .c13-e6-static").is_visible()
+        assert not [u for u in requests if any(part in u for part in LAZY)]
+    finally:
+        context.close()

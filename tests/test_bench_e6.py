@@ -1,0 +1,71 @@
+"""A smoke test of `make bench`'s E6 benchmark in Node (benchmarks/bench_e6.mjs): a --quick run on one draft and one k
+prints every row of the table with numbers — ms per token of each model, c, v(k), the speedup on model time and end to
+end — beside the build machine's torch figures. No timing is asserted: timings vary by machine.
+
+Needs `node`, node_modules/pyodide (`npm ci`) and the E6 modules (widgets/e6/).
+"""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "bench_e6.mjs"
+# a median with its spread: 1.23 [1.1–1.4] (1.0–1.5)
+STAT = r"\d+(?:\.\d+)? \[\d+(?:\.\d+)?–\d+(?:\.\d+)?\] \(\d+(?:\.\d+)?–\d+(?:\.\d+)?\)"
+
+
+def run(*args):
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("`node` is not on PATH: install Node.js 20, then run `npm ci` in the repository root")
+    return subprocess.run([node, str(SCRIPT.relative_to(ROOT)), *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def table():
+    proc = run("--quick", "--drafts", "c1_dim64", "--ks", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def section(table, start, end):
+    """The lines of the table between the heading that starts with `start` and the one that starts with `end`."""
+    return table.split("\n" + start, 1)[1].split("\n" + end, 1)[0]
+
+
+def test_each_model_has_its_ms_per_token(table):
+    rows = section(table, "ms per token", "c (draft")
+    for name in ("ref_baseline", "c1_dim64"):
+        assert re.search(rf"\n  {name}\s+{STAT}", rows), rows
+    assert "c1_dim128" not in table  # only the draft asked for
+
+
+def test_c_and_v_have_numbers(table):
+    assert re.search(r"\n  c1_dim64\s+" + STAT, section(table, "c (draft", "v(k)")), table
+    assert re.search(r"\n  k = 2\s+" + STAT, section(table, "v(k)", "speedup")), table
+
+
+def test_speedup_on_model_time_and_end_to_end(table):
+    rows = section(table, "speedup", "target-only")
+    assert re.search(r"c1_dim64 k = 2 model\s+" + STAT, rows), rows
+    assert re.search(r"k = 2 end to end\s+" + STAT, rows), rows
+
+
+def test_the_torch_column_is_measured_json(table):
+    rows = section(table, "ms per token", "c (draft")
+    if (ROOT / "precomputed" / "measured.json").is_file():
+        assert "torch, build machine" in table
+        assert re.search(rf"\n  ref_baseline\s+{STAT}\s+{STAT}", rows), rows  # this machine, then torch
+    else:
+        assert "torch: no precomputed/measured.json" in table
+
+
+def test_bad_options_are_refused_by_name():
+    proc = run("--repeats", "0")
+    assert proc.returncode == 1 and "--repeats" in proc.stderr
+    proc = run("--drafts", "nope")
+    assert proc.returncode == 1 and "nope" in proc.stderr

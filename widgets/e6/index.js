@@ -1,0 +1,157 @@
+// E6 · 在你的机器上跑一次: the reader's prompt, run by the real models in this tab — the target alone, then
+// speculative decoding with the same seed — in the tab's one worker (data.python.e6Run; the engine, the models and
+// the tokenizer load only when the reader presses 开始), every decision made by sampler.py in Pyodide. This module
+// wires the parts: controls.js (the form and the context check), rounds.js (progress, rounds, the two texts),
+// report.js (the reader's measurements beside the predictions).
+//
+// The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
+// cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run.
+import { el, fill, mount, uid } from "../c13-util.js";
+import { contextProblem, e6Controls, longestToken } from "./controls.js";
+import { showReport } from "./report.js";
+import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
+
+/** Buttons that cannot act now stay focusable (aria-disabled), so the keyboard focus never falls to <body>. */
+function button(text, onclick) {
+  const node = el("button", { type: "button", class: "md-button", text });
+  node.addEventListener("click", (event) => {
+    if (node.getAttribute("aria-disabled") === "true") { event.preventDefault(); return; }
+    onclick(event);
+  });
+  return node;
+}
+
+/** Why E6 cannot run here (file://, no WebAssembly, a build without the model files), or null. */
+function obstacle(data) {
+  if (location.protocol === "file:") {
+    return "直接从磁盘打开（file://）时，浏览器不允许后台线程载入模型和 Python。请在项目目录执行 " +
+      `${data.python.serveCommand()}，再用浏览器打开它打印的地址。下面是构建机器上的实测。`;
+  }
+  const reason = data.python.obstacle();
+  if (reason) return reason;
+  if (!Object.keys(data.e6.files).length) {
+    return "这次构建没有附带模型文件（precomputed/browser/），E6 无法运行。请在项目目录执行 make site 重新构建；" +
+      "下面的静态版本（构建机器上的实测）仍然可以读。";
+  }
+  return null;
+}
+
+/** The live part where the static one was, under the prose; the static one is kept, folded, below it. */
+function place(section) {
+  const staticPart = section.querySelector(":scope > .c13-e6-static");
+  const live = staticPart ? el("div", { class: "c13-live c13-e6" }) : mount(section, "c13-e6");
+  const box = el("details", { class: "c13-static-box" }, el("summary", { text: "静态版本：构建机器上的实测" }));
+  if (staticPart) { staticPart.before(live, box); box.append(staticPart); }
+  return { live, box };
+}
+
+/** The parts of the live version, in the order they show. */
+function build(live, data, run) {
+  const e6 = data.e6;
+  const total = Object.values(e6.files).reduce((a, b) => a + b, 0);
+  const w = {
+    controls: e6Controls(uid("e6"), e6, data.roles),
+    start: button("开始", run),
+    cancel: button("取消", () => data.python.e6Cancel()),
+    progress: progressLine(total),
+    promptLine: el("p", { class: "c13-e6-prompt-tokens" }),
+    texts: el("div", { class: "c13-e6-texts", "aria-live": "polite" }),
+    report: el("div", { class: "c13-e6-report" }),
+    labels: {},
+  };
+  w.labelOf = (id) => w.labels[id] ?? data.labels[id] ?? `#${id}`;
+  w.rounds = roundList(w.labelOf);
+  live.append(w.controls.node,
+    el("p", { class: "c13-hint c13-e6-weight", text: `按“开始”后才下载三个模型的 float16 权重和分词器，共 ` +
+      `${megabytes(total)}（还有 Python 抽样器，如果 E2 还没载入它）；同一个页面里只下载一次。` }),
+    el("div", { class: "c13-buttons" }, w.start, w.cancel), w.progress.node, w.promptLine, w.rounds.node, w.texts,
+    w.report);
+  w.rounds.clear();
+  return w;
+}
+
+/** What the worker reports while it runs, shown as it arrives. */
+function onEvent(section, w, event) {
+  if (event.type === "e6-stage") {
+    w.progress.stage(event.stage);
+    if (event.stage === "target" || event.stage === "speculative") section.dataset.state = "running";
+  } else if (event.type === "e6-bytes") {
+    w.progress.bytes(event);
+  } else if (event.type === "e6-prompt") {
+    event.ids.forEach((id, i) => { w.labels[id] = event.labels[i]; });
+    fill(w.promptLine, `提示编码成 ${event.ids.length} 个 token：`, event.ids.map((id) => token(w.labelOf(id))));
+  } else if (event.type === "e6-token") {
+    w.labels[event.token] = event.label;
+    w.progress.note(`目标模型单独写：已写 ${event.index + 1} 个 token`);
+  } else if (event.type === "e6-round") {
+    event.drafted.forEach((id, i) => { w.labels[id] = event.draftLabels[i]; });
+    w.labels[event.token] = event.label;
+    w.rounds.add(event, section.dataset.temperature === "0");
+  }
+}
+
+/** Empty what the last run showed; the section says which run is on. */
+function reset(section, w, args) {
+  Object.assign(section.dataset, { state: "loading", temperature: String(args.temperature), k: String(args.k),
+    draft: args.draft });
+  delete section.dataset.identical;
+  w.labels = {};
+  for (const node of [w.promptLine, w.texts, w.report]) fill(node);
+  for (const key of Object.keys(w.report.dataset)) delete w.report.dataset[key];
+  w.rounds.clear();
+  w.progress.node.classList.remove("c13-error");
+}
+
+export function render(section, data) {
+  const { live, box } = place(section);
+  section.dataset.state = "idle";
+  section.classList.add("c13-is-live");
+  const blocked = obstacle(data);
+  if (blocked) {
+    live.append(el("p", { class: "c13-error c13-e6-blocked", text: blocked }));
+    box.open = true;
+    section.dataset.state = "failed";
+    return;
+  }
+  const longest = longestToken(data.labels);
+  let running = false;
+  const w = build(live, data, () => run());
+  const setRunning = (on) => {
+    running = on;
+    w.start.setAttribute("aria-disabled", on ? "true" : "false");
+    w.cancel.setAttribute("aria-disabled", on ? "false" : "true");
+  };
+  setRunning(false);
+  const check = () => {
+    const problem = contextProblem(w.controls.sizes(), { context: data.e6.context, longest });
+    w.controls.check.textContent = problem || "";
+    w.controls.check.classList.toggle("c13-error", Boolean(problem));
+    w.controls.check.dataset.problem = problem ? "context" : "";
+    return problem;
+  };
+  w.controls.onChange(() => { if (w.controls.check.dataset.problem) check(); });
+
+  async function run() {
+    if (running || check()) return; // an over-long prompt: nothing loads, nothing runs
+    const args = w.controls.values();
+    reset(section, w, args);
+    setRunning(true);
+    w.progress.stage(data.python.state === "ready" ? "weights" : "python");
+    try {
+      const result = await data.python.e6Run(args, (event) => onEvent(section, w, event));
+      Object.assign(w.labels, result.labels || {});
+      const identical = showTexts(w.texts, result, w.labelOf);
+      if (result.temperature === 0) section.dataset.identical = String(identical);
+      showReport(w.report, result, { target: data.e6.target, vocab: data.labels.length });
+      w.progress.say(`完成：目标单独写 ${result.target.tokens.length} 个 token，投机解码 ${result.speculative.rounds} 轮。`);
+      section.dataset.state = "done";
+    } catch (err) {
+      section.dataset.state = err?.cancelled ? "cancelled" : "failed";
+      w.progress.say(err?.cancelled ? "已取消。已经下载的模型留在后台线程里，再按“开始”就能接着用。"
+        : `没能跑完：${err?.message || err}`);
+      w.progress.node.classList.toggle("c13-error", !err?.cancelled);
+    } finally {
+      setRunning(false);
+    }
+  }
+}

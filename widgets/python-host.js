@@ -1,0 +1,317 @@
+// The one Pyodide worker of the tab (`python`, data.python in every experiment): E2's sampler runs and E6's live
+// speculative decoding (e6Run / e6Cancel). The worker (pyodide-worker.mjs) loads Pyodide from the site's own copy
+// and imports widgets/sampler.py; this side starts it when first asked, watches the loading (a watchdog, and every
+// failure in words for the reader), and routes the worker's answers to the requests that asked.
+
+const HERE = new URL("./", import.meta.url);          // …/assets/c13/
+const BUILD_COMMAND = "make site"; // the README's first command
+
+export const STAGES = [
+  ["loader", "下载 Pyodide 加载器"],
+  ["runtime", "启动 Python（WebAssembly 运行时与标准库）"],
+  ["sampler", "载入 sampler.py"],
+];
+
+// A start that shows no progress (no stage, no bytes) for this long has failed. A test may shorten it with
+// <html data-c13-stall-ms="…">, read each time the watchdog is set.
+const STALL_MS = 45_000;
+
+function stallLimit() {
+  const asked = Number(document.documentElement.dataset.c13StallMs);
+  return Number.isFinite(asked) && asked > 0 ? asked : STALL_MS;
+}
+
+function cancelledError() {
+  const err = new Error("已取消");
+  err.cancelled = true;
+  return err;
+}
+
+/** The worker's {type: "error"} as an Error (E6 marks a cancelled run). */
+function workerError(message) {
+  const err = new Error(message.message);
+  if (message.cancelled) err.cancelled = true;
+  return err;
+}
+
+class PythonHost {
+  constructor() {
+    this.state = "idle"; // idle | loading | ready | failed
+    this.worker = null;
+    this.pending = new Map();
+    this.waiting = new Set(); // requests waiting for Pyodide to be ready: cancel() settles them
+    this.listeners = new Set();
+    this.nextId = 1;
+    this.readyPromise = null;
+    this.info = {};
+    this.paths = null;
+    this.generation = 0;
+    this.watchdog = null;
+    this.e6 = null; // E6's running job: {id, cancelled, abort, watchdog}
+  }
+
+  serveCommand() {
+    return this.paths?.serveCommand || "make serve";
+  }
+
+  configure(paths) {
+    this.paths = this.paths || paths;
+  }
+
+  subscribe(fn) {
+    this.listeners.add(fn);
+    fn(this.snapshot());
+    return () => this.listeners.delete(fn);
+  }
+
+  snapshot() {
+    return { state: this.state, ...this.info };
+  }
+
+  emit(extra) {
+    Object.assign(this.info, extra);
+    const snap = this.snapshot();
+    for (const fn of this.listeners) {
+      try {
+        fn(snap);
+      } catch (err) {
+        console.warn("c13: a Pyodide status listener failed", err);
+      }
+    }
+  }
+
+  /** Why Pyodide cannot start here, in words for the reader; null when nothing stands in the way. */
+  obstacle() {
+    if (location.protocol === "file:") {
+      return "直接从磁盘打开（file://）时，浏览器不允许启动 Python。请在项目目录执行 " +
+        `${this.serveCommand()}，再用浏览器打开它打印的地址；下面的静态版本（离线数字）仍然可以读。`;
+    }
+    if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") {
+      return "这个浏览器不支持 WebAssembly，无法运行 Python 抽样器。请换用较新的 Chrome、Edge、Firefox 或 Safari；" +
+        "下面的静态版本（离线数字）仍然可以读。";
+    }
+    if (typeof Worker !== "function") {
+      return "这个浏览器不支持后台线程（Web Worker），无法运行 Python 抽样器。请换用较新的浏览器。";
+    }
+    if (!this.paths) return "页面里缺少实验数据（c13-widget-data），无法找到 Pyodide。请重新构建站点。";
+    return null;
+  }
+
+  /** Start Pyodide (once); resolves when it is ready, rejects with a reader-facing message. */
+  ensure() {
+    if (this.readyPromise) return this.readyPromise;
+    const problem = this.obstacle();
+    if (problem) {
+      this.state = "failed";
+      this.emit({ message: problem, stage: null });
+      this.readyPromise = Promise.reject(new Error(problem));
+      this.readyPromise.catch(() => {});
+      return this.readyPromise;
+    }
+    this.state = "loading";
+    this.info = { requestedAt: performance.now(), stage: STAGES[0][0], stageIndex: 0, message: null, bytes: {} };
+    this.emit({});
+    this.readyPromise = new Promise((resolve, reject) => {
+      this.rejectLoading = reject;
+      this.feedWatchdog();
+      let worker;
+      try {
+        worker = new Worker(new URL("pyodide-worker.mjs", HERE), { type: "module", name: "c13-pyodide" });
+      } catch (err) {
+        this.fail("无法启动后台线程（模块 Worker）：" + (err?.message || err) + "。请换用较新的浏览器。", reject);
+        return;
+      }
+      this.worker = worker;
+      worker.onmessage = (event) => this.onMessage(event.data, resolve, reject);
+      worker.onerror = (event) => {
+        event.preventDefault?.();
+        const detail = event.message ? `（${event.message}）` : "";
+        if (this.state === "ready") { this.crashed(`后台线程出错${detail}`); return; }
+        this.fail(`后台线程文件 pyodide-worker.mjs 加载失败${detail}。站点可能没有完整构建：请在项目目录执行 ` +
+          `${BUILD_COMMAND}，再用 ${this.serveCommand()} 打开。下面的静态版本（离线数字）仍然可以读。`, reject);
+      };
+      worker.postMessage({ type: "init", indexURL: this.paths.indexURL, samplerURL: this.paths.samplerURL });
+    });
+    this.readyPromise.catch(() => {});
+    return this.readyPromise;
+  }
+
+  /** Loading made progress: the start fails if nothing more happens for stallLimit() ms. */
+  feedWatchdog() {
+    clearTimeout(this.watchdog);
+    const limit = stallLimit();
+    this.watchdog = setTimeout(() => {
+      if (this.state !== "loading") return;
+      const stage = STAGES[this.info.stageIndex];
+      this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${stage ? stage[1] : "启动"}”）。` +
+        "可能是网络中断，或站点上的 Pyodide 文件不完整；可以重试。下面的静态版本（离线数字）仍然可以读。",
+      this.rejectLoading || (() => {}));
+    }, limit);
+  }
+
+  fail(message, reject) {
+    if (this.state !== "loading") return; // a second report of the same failure
+    clearTimeout(this.watchdog);
+    this.state = "failed";
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.emit({ message });
+    for (const [, req] of this.pending) req.reject(new Error(message));
+    this.pending.clear();
+    reject(new Error(message));
+  }
+
+  onMessage(message, resolve, reject) {
+    if (this.state === "loading") this.feedWatchdog();
+    if (message.type === "stage") {
+      const index = STAGES.findIndex((s) => s[0] === message.stage);
+      this.emit({ stage: message.stage, stageIndex: index, detail: message.detail });
+    } else if (message.type === "bytes") {
+      this.emit({ bytes: { ...this.info.bytes, [message.file]: message.bytes } });
+    } else if (message.type === "ready") {
+      clearTimeout(this.watchdog);
+      this.state = "ready";
+      const readyMs = performance.now() - this.info.requestedAt;
+      this.emit({ stage: "ready", stageIndex: STAGES.length, version: message.version, workerMs: message.ms, readyMs });
+      resolve(this);
+    } else if (message.type === "failed") {
+      const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.mjs、pyodide.asm.wasm、python_stdlib.zip 之一）",
+        sampler: "抽样器 sampler.py" }[message.stage] || "Pyodide";
+      this.fail(`${what} 没能载入：${message.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
+        `并用 ${this.serveCommand()} 打开；下面的静态版本（离线数字）仍然可以读。`, reject);
+    } else {
+      const req = this.pending.get(message.id);
+      if (!req) return;
+      if (message.type === "progress") req.onProgress?.(message);
+      else if (message.type === "e6-event") req.onEvent?.(message.event);
+      else if (message.type === "round") this.settle(message.id, () => req.resolve(message.record));
+      else if (message.type === "done") this.settle(message.id, () => req.resolve(message.result));
+      else if (message.type === "error") this.settle(message.id, () => req.reject(workerError(message)));
+    }
+  }
+
+  settle(id, fn) {
+    this.pending.delete(id);
+    fn();
+  }
+
+  /** Pyodide ready; rejects as cancelled when cancel() comes first (Pyodide itself keeps loading). */
+  whenReady() {
+    const ready = this.ensure();
+    return new Promise((resolve, reject) => {
+      const waiter = { reject };
+      this.waiting.add(waiter);
+      const done = (fn) => (value) => { this.waiting.delete(waiter); fn(value); };
+      ready.then(done(resolve), done(reject));
+    });
+  }
+
+  async request(message, onProgress) {
+    const generation = this.generation;
+    await this.whenReady();
+    if (generation !== this.generation || !this.worker) throw cancelledError(); // never reached the worker
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  /** One round of a seeded stream: round `index` (0-based) of random.Random(seed). */
+  round(args) {
+    return this.request({ type: "round", ...args });
+  }
+
+  /** n rounds; onProgress({done, n, accepted}) after each chunk. Rejects with .cancelled on cancel(). */
+  run(args, onProgress) {
+    return this.request({ type: "run", ...args }, onProgress);
+  }
+
+  /** E6: live speculative decoding in the worker (e6/engine.mjs; the page ↔ worker API of the E6 design).
+   * Starts Pyodide if needed; onEvent gets {type: "e6-stage" | "e6-bytes" | "e6-prompt" | "e6-token" | "e6-round", …}.
+   * Resolves with the run's result; rejects with a reader-facing Error, `.cancelled` after e6Cancel(). */
+  async e6Run(args, onEvent) {
+    if (this.e6) throw new Error("E6 还在运行：请等它结束，或先取消。");
+    const job = (this.e6 = { id: null, cancelled: false, abort: null, watchdog: null });
+    const aborted = new Promise((resolve, reject) => { job.abort = () => reject(cancelledError()); });
+    aborted.catch(() => {});
+    try {
+      if (this.state !== "ready") onEvent?.({ type: "e6-stage", stage: "python" });
+      // after a failed start, running E6 is the reader's retry (E2's status line offers the same)
+      await Promise.race([this.state === "failed" ? this.restart() : this.ensure(), aborted]);
+      if (job.cancelled) throw cancelledError();
+      const e6 = this.paths?.e6;
+      if (!e6) throw new Error("页面里缺少 E6 的数据（模型文件的位置）。请重新构建站点（make site）。");
+      if (!this.worker) throw cancelledError();
+      return await Promise.race([aborted, new Promise((resolve, reject) => {
+        job.id = this.nextId++;
+        const onEventFed = (event) => { this.feedE6Watchdog(job, reject); onEvent?.(event); };
+        this.pending.set(job.id, { resolve, reject, onEvent: onEventFed });
+        this.feedE6Watchdog(job, reject);
+        this.worker.postMessage({ type: "e6-run", id: job.id, args, modelsURL: e6.modelsURL, files: e6.files });
+      })]);
+    } finally {
+      clearTimeout(job.watchdog);
+      if (job.id !== null) this.pending.delete(job.id);
+      if (this.e6 === job) this.e6 = null;
+    }
+  }
+
+  /** A running E6 job that shows nothing for stallLimit() ms has failed (a download that stopped, a stuck run). */
+  feedE6Watchdog(job, reject) {
+    clearTimeout(job.watchdog);
+    const limit = stallLimit();
+    job.watchdog = setTimeout(() => {
+      this.worker?.postMessage({ type: "e6-cancel" });
+      reject(new Error(`E6 停滞：${Math.round(limit / 1000)} 秒没有任何进展。可能是网络中断，或站点上的模型文件不完整；可以重试。`));
+    }, limit);
+  }
+
+  /** Stop E6's run after its current round (cooperative: the loaded weights and Pyodide stay). While Pyodide is
+   * still loading, the run is dropped at once and Pyodide goes on loading. */
+  e6Cancel() {
+    const job = this.e6;
+    if (!job || job.cancelled) return;
+    job.cancelled = true;
+    if (job.id === null) job.abort();
+    else this.worker?.postMessage({ type: "e6-cancel" });
+  }
+
+  /** Stop whatever runs. Requests still waiting for Pyodide are settled as cancelled while Pyodide goes on
+   * loading; a running request ends with its worker, and a new worker starts when next needed. */
+  cancel() {
+    this.generation += 1;
+    for (const waiter of this.waiting) waiter.reject(cancelledError());
+    this.waiting.clear();
+    if (this.state === "loading") return;
+    this.stop();
+    for (const [, req] of this.pending) req.reject(cancelledError());
+    this.pending.clear();
+    this.emit({ stage: null, stageIndex: 0, message: null, cancelledAt: performance.now() });
+  }
+
+  /** The worker died after a good start: what it was doing fails with the reason, the next request starts anew. */
+  crashed(message) {
+    this.stop();
+    for (const [, req] of this.pending) req.reject(new Error(message));
+    this.pending.clear();
+    this.emit({ stage: null, stageIndex: 0, message: null });
+  }
+
+  /** After a failure: end what is left and start afresh (the status line's 重试). */
+  restart() {
+    this.cancel();
+    if (this.state === "loading") return this.readyPromise;
+    return this.ensure();
+  }
+
+  stop() {
+    clearTimeout(this.watchdog);
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.readyPromise = null;
+    this.state = "idle";
+  }
+}
+
+export const python = new PythonHost();
