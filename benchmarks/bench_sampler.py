@@ -1,13 +1,26 @@
 """
 Time the acceptance sampler (widgets/sampler.py) in CPython: 100,000 rounds of
-each scheme on a realistic 2,048-token pair, best of 3.
+each scheme on a realistic 2,048-token pair, best of 3; then the calls E2's
+worker makes for one ×100,000 run (pyodide-worker.mjs's own Python text,
+run here) as a ratio to sampler.run alone, measured in alternation.
 
     .venv/bin/python benchmarks/bench_sampler.py
+    .venv/bin/python benchmarks/bench_sampler.py --worker-calls < pair.json
+
+--worker-calls is the CPython reference of benchmarks/bench_browser.py: it
+reads {key, p, q, n, chunk, seeds} (p and q: the JSON texts the page sends),
+runs the worker's calls in this fresh process (c13_pair, then per seed
+c13_start, c13_step until done, c13_finish) and prints, as JSON, the ms of the
+pair's build and of each run.
 """
 
 import importlib.util
+import json
 import math
 import random
+import re
+import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -43,6 +56,7 @@ def main():
         print(f"{scheme:>10}: {N:,} rounds in {1e3 * best:7.1f} ms (best of {REPEATS}), "
               f"{N / best:,.0f} rounds/s, acceptance {s['acceptance_rate']:.4f}, TV to p {s['tv']:.4f}")
     real_model_calls(pair)
+    worker_overhead(pair)
 
 
 def real_model_calls(pair, calls=2_000, k=4):
@@ -62,5 +76,61 @@ def real_model_calls(pair, calls=2_000, k=4):
           f"verify of a k = {k} round {1e6 * per_round:.0f} µs")
 
 
+WORKER = PATH.parent / "pyodide-worker.mjs"
+
+
+def worker_python():
+    """The worker's Python (its PY_SETUP text), run in a fresh namespace with widgets/ importable."""
+    text = re.search(r"const PY_SETUP = `(.*?)`;", WORKER.read_text(encoding="utf-8"), re.S).group(1)
+    sys.modules["sampler"] = sampler
+    space = {}
+    exec(compile(text, str(WORKER), "exec"), space)
+    return space
+
+
+def time_worker_run(ns, key, p_json, q_json, scheme, seed, n, chunk):
+    """One run exactly as the worker's handle() makes it: start, step until done, finish. Returns ms."""
+    t0 = time.perf_counter()
+    ns["c13_start"](key, p_json, q_json, scheme, seed, n, chunk)
+    while True:
+        step = ns["c13_step"]()
+        if step is None or step[0] >= n:
+            break
+    json.loads(ns["c13_finish"]())
+    return 1e3 * (time.perf_counter() - t0)
+
+
+def worker_calls():
+    """--worker-calls: the CPython reference of a browser visit (see the module's text)."""
+    ask = json.load(sys.stdin)
+    ns = worker_python()
+    t0 = time.perf_counter()
+    ns["c13_pair"](ask["key"], ask["p"], ask["q"])
+    pair_ms = 1e3 * (time.perf_counter() - t0)
+    runs = [time_worker_run(ns, ask["key"], ask["p"], ask["q"], "correct", seed, ask["n"], ask["chunk"])
+            for seed in ask["seeds"]]
+    print(json.dumps({"pair_ms": pair_ms, "runs": runs, "python": sys.version.split()[0]}))
+
+
+def worker_overhead(pair, repeats=5):
+    """The worker's calls for a ×100,000 run against sampler.run alone, in alternation: median ratio and range."""
+    ns = worker_python()
+    p_json, q_json = json.dumps(pair.p), json.dumps(pair.q)
+    ns["c13_pair"]("bench", p_json, q_json)
+    ratios, worker_ms = [], []
+    for i in range(repeats):
+        t0 = time.perf_counter()
+        sampler.run(pair, N, SEED + i, "correct")
+        bare = 1e3 * (time.perf_counter() - t0)
+        worker_ms.append(time_worker_run(ns, "bench", p_json, q_json, "correct", SEED + i, N, 10_000))
+        ratios.append(worker_ms[-1] / bare)
+    print(f"worker calls (c13_start, c13_step × 10, c13_finish) for {N:,} rounds: {statistics.median(worker_ms):.1f} ms "
+          f"median, {statistics.median(ratios):.2f}× sampler.run alone (range {min(ratios):.2f}–{max(ratios):.2f}×, "
+          f"{repeats} alternations)")
+
+
 if __name__ == "__main__":
-    main()
+    if "--worker-calls" in sys.argv[1:]:
+        worker_calls()
+    else:
+        main()

@@ -38,6 +38,8 @@ REQUIRED = [
     "anchor.linear_attention_state_mib", "anchor.linear_attention_state_mb", "anchor.read_over_compute",
     "papers", "browser.dir", "browser.dtype", "browser.files", "browser.float16_error.max_abs_dp",
     "browser.float16_error.positions", "browser.float16_error.argmax_agree",
+    "tv_curve.prefix", "tv_curve.draft", "tv_curve.ns", "tv_curve.seed", "tv_curve.schemes", "tv_curve.seeds",
+    "tv_curve.tv", "tv_curve.closed_form_tv",
 ]
 
 MODEL_KEYS = ("role", "parameters", "width", "layers", "heads", "context", "vocab_size", "ratio_to_target",
@@ -219,7 +221,33 @@ def validate(data, path):
     check_runs(data, path, drafts)
     check_paper_entries(data["papers"], path, "papers")
     check_browser(data, path)
+    check_tv_curve(data, path, drafts)
     return data
+
+
+def check_tv_curve(data, path, drafts):
+    """TV against n: a prefix and draft of the data, n ascending, the three schemes of the offline checks, and per
+    scheme one row of TVs (one per n, each in [0, 1]) for each of its seeds."""
+    curve = data["tv_curve"]
+    if curve["prefix"] not in data["distributions"]:
+        raise InputError(path, "tv_curve.prefix", f"{curve['prefix']!r} is not one of the prefixes in distributions")
+    if curve["draft"] not in drafts:
+        raise InputError(path, "tv_curve.draft", f"{curve['draft']!r} is not one of the drafts {drafts}")
+    ns = curve["ns"]
+    if not ns or not all(isinstance(n, int) and n > 0 for n in ns) or ns != sorted(set(ns)):
+        raise InputError(path, "tv_curve.ns", f"must be positive whole numbers, ascending; got {ns!r}")
+    if sorted(curve["schemes"]) != sorted(OFFLINE_SCHEMES):
+        raise InputError(path, "tv_curve.schemes", f"must be {list(OFFLINE_SCHEMES)} in some order; got {curve['schemes']!r}")
+    for scheme in curve["schemes"]:
+        seeds, rows = curve["seeds"].get(scheme), curve["tv"].get(scheme)
+        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+            raise InputError(path, f"tv_curve.seeds.{scheme}", "must list the seeds (whole numbers)")
+        if not isinstance(rows, list) or len(rows) != len(seeds):
+            raise InputError(path, f"tv_curve.tv.{scheme}", f"needs one row per seed ({len(seeds)})")
+        for row in rows:
+            if not isinstance(row, list) or len(row) != len(ns) or not all(
+                    isinstance(v, float) and 0 <= v <= 1 for v in row):
+                raise InputError(path, f"tv_curve.tv.{scheme}", f"each row needs one TV in [0, 1] per n ({len(ns)})")
 
 
 def check_browser(data, path):

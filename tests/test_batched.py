@@ -6,7 +6,7 @@ how many runs diverged and where.
 """
 import pytest
 
-from generator.data.batched import speculative_runs
+from generator.data.batched import mixed_runs, speculative_runs
 from generator.data.runs import accounting_counts
 from generator.data.shared_sampler import sampler
 from generator.data.speculative import speculative_run
@@ -52,11 +52,14 @@ def test_batched_runs_give_the_unbatched_runs_token_for_token(family, draft, k):
 def test_accounting_counts_per_prompt_are_the_unbatched_runs_counts(family):
     tok, models = family
     prompts = {text: tok.encode(text).ids for text in PROMPTS}
-    setting = {"seeds": SEEDS, "n_new": N_NEW}
-    counts = accounting_counts(models, prompts, "c1_dim64", 2, setting)
-    for text, ids in prompts.items():
-        runs = [speculative_run(models["ref_baseline"], models["c1_dim64"], ids, N_NEW, 2, seed=s) for s in SEEDS]
-        assert counts[text] == {
+    setting = {"seeds": SEEDS, "n_new": N_NEW, "ks": (2, 5)}
+    counts = accounting_counts(models, prompts, list(prompts)[:2], setting)
+    assert sorted(counts) == sorted((d, k, t) for d in ("c1_dim64", "c1_dim128") for k in (2, 5)
+                                    for t in list(prompts)[:2])
+    for (draft, k, text), got in counts.items():
+        runs = [speculative_run(models["ref_baseline"], models[draft], prompts[text], N_NEW, k, seed=s)
+                for s in SEEDS]
+        assert got == {
             "tokens": sum(len(r["tokens"]) for r in runs),
             "target_forwards": sum(r["target_forwards"] for r in runs),
             "draft_forwards": sum(r["draft_forwards"] for r in runs),
@@ -74,3 +77,19 @@ def test_every_batched_decision_is_the_samplers(family, monkeypatch):
         final_u=rng.random()))
     for res in speculative_runs(models["ref_baseline"], models["c1_dim64"], jobs, 7, 3):
         assert res["tokens"] == [0, 0, 1, 0, 0, 1, 0, 0, 1] and all(r["draft"] == [0, 0, 0] for r in res["rounds"])
+
+
+def test_runs_of_every_draft_and_k_in_one_batch_are_the_unbatched_runs(family):
+    """mixed_runs: runs of both drafts and of different k advance together (the drafts step by step, the target
+    verifying every run's own k + 1 tokens packed in one forward), at T = 1 and at T = 0."""
+    tok, models = family
+    drafts = {name: models[name] for name in ("c1_dim64", "c1_dim128")}
+    jobs = [(draft, k, tok.encode(text).ids, seed) for text in PROMPTS[:2] for draft in drafts for k in (1, 3, 6)
+            for seed in SEEDS[:1]]
+    for greedy in (False, True):
+        together = mixed_runs(models["ref_baseline"], drafts, jobs, N_NEW, greedy=greedy)
+        for (draft, k, ids, seed), many in zip(jobs, together):
+            one = speculative_run(models["ref_baseline"], drafts[draft], ids, N_NEW, k, seed=seed, greedy=greedy)
+            assert one["tokens"] == many["tokens"] and decisions(one) == decisions(many), (draft, k, ids, greedy)
+            assert (one["target_forwards"], one["draft_forwards"]) == (many["target_forwards"],
+                                                                       many["draft_forwards"])

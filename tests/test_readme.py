@@ -31,5 +31,6 @@ def test_first_readme_command_in_a_fresh_clone_builds_the_site(tmp_path):
     index = clone / "site" / "index.html"
     assert index.is_file() and (clone / "site" / "provenance.html").is_file()
     html = index.read_text(encoding="utf-8")
-    assert 'id="c13-widget-data"' in html and html.count('class="c13-exp"') == 5
+    experiments = (clone / "docs" / "index.md").read_text(encoding="utf-8").count('<section class="c13-exp"')
+    assert experiments and 'id="c13-widget-data"' in html and html.count('class="c13-exp"') == experiments
     assert (clone / "site" / "assets" / "vendor" / "pyodide" / "pyodide.asm.wasm").is_file()

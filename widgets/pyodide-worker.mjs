@@ -5,20 +5,23 @@
 // the very file the generator ran for the offline figures — and imports it as the module `sampler`.
 //
 // Messages from the page:
-//   {type: "init", indexURL, samplerURL}                      once, first
+//   {type: "init", indexURL, samplerURL, warmup}              once, first; warmup: {key, p, q, rounds} or null
 //   {type: "round", id, key, p, q, scheme, seed, index}       round number `index` of the stream random.Random(seed)
 //   {type: "run", id, key, p, q, scheme, seed, n, chunk}      sampler.run_chunks, reporting after each chunk
 //   {type: "e6-run", id, …} / {type: "e6-cancel"}             E6, handled by e6/engine.mjs (imported on first use)
+//   {type: "pair-stats", id, p, q}                            the editable pair: α, Σ p·q, resample-from-p's closed TV
 // p and q are JSON texts of the distributions (Python's json reads the same doubles that JavaScript wrote);
 // a key names one (prefix, draft) pair, whose sampler.Pair is built once and kept.
 // Messages to the page:
 //   {type: "stage", stage, detail}     loading steps: "loader", "runtime", "sampler"
 //   {type: "bytes", file, bytes}       loading: bytes of a file received so far (progress; feeds the page's watchdog)
 //   {type: "ready", version, ms}       Pyodide and the sampler are loaded
+//   {type: "warmup", ms, rounds, stopped}  the warm-up after "ready" ended (stopped: a run came first)
 //   {type: "failed", stage, message}   loading failed
 //   {type: "round", id, record}        one round (sampler.one_round's dict)
 //   {type: "progress", id, done, n, accepted}
-//   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms
+//   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms (pair-stats:
+//                                      alpha, sum_pq, tv_resample_p)
 //   {type: "error", id, message}       a request failed (E6: also `cancelled`)
 //   {type: "e6-event", id, event}      E6's progress: stages, bytes, the prompt, each token and round
 // Cancelling is done by the page: it terminates this worker and starts a new one when next needed.
@@ -67,6 +70,11 @@ def c13_step():
     return (result["n"], result["accepted"])
 
 
+def c13_pair_stats(p_json, q_json):
+    pair = sampler.Pair([float(v) for v in json.loads(p_json)], [float(v) for v in json.loads(q_json)])
+    return json.dumps(dict(alpha=pair.alpha, sum_pq=pair.sum_pq, tv_resample_p=sampler.resample_p_tv(pair.p, pair.q)))
+
+
 def c13_finish():
     result, pair = _run["last"], _run["pair"]
     s = sampler.summary(result, pair)
@@ -74,10 +82,37 @@ def c13_finish():
     return json.dumps(dict(counts=result["counts"], accepted=result["accepted"], n=s["n"], seed=s["seed"],
                            scheme=s["scheme"], tv=s["tv"], acceptance_rate=s["acceptance_rate"],
                            alpha=pair.alpha, sum_pq=pair.sum_pq))
+
+
+_warm = {"gen": None}
+
+
+def c13_warm_start(key, p_json, q_json, n, chunk):
+    # the warm-up: the calls of a reader's run (its own generator and random.Random, so no stream is touched)
+    _warm["gen"] = sampler.run_chunks(c13_pair(key, p_json, q_json), n, 0, "correct", chunk)
+
+
+def c13_warm_step():
+    return next(_warm["gen"], None) is not None
 `;
 
 let pyodide = null;
 let ready = null;
+
+// The site's python_stdlib.zip is trimmed to what Pyodide's start-up and the experiments import
+// (generator/pages/stdlib.py); when an import is missing from it anyway, the worker starts Python again, once, on
+// the full archive kept under full/ (a console info line says so). `self.c13Stdlib` says which one runs (tests).
+const FULL_STDLIB = "full/python_stdlib.zip";
+const stdlib = { indexURL: null, source: null, fallback: null };
+self.c13Stdlib = "trimmed";
+// the archive's members that the running Python has imported (tests/browser/test_stdlib_trim_live.py compares them
+// with the kept list)
+self.c13StdlibMembers = () => pyodide.runPython(`
+import sys
+_z = "/lib/python%d%d.zip/" % sys.version_info[:2]
+"\\n".join(sorted(m.__file__[len(_z):] for m in list(sys.modules.values())
+                   if (getattr(m, "__file__", None) or "").startswith(_z)
+                   and getattr(getattr(m, "__spec__", None), "origin", None) != "frozen"))`).split("\n");
 // while loading: the current stage, and whether a failure was already reported (the first one is the one said)
 const loading = { on: false, stage: "loader", failed: false };
 const BYTES_EVERY_MS = 200;
@@ -148,6 +183,38 @@ function watchConsole() {
   self.addEventListener("unhandledrejection", (event) => failLoading(describe(event.reason)));
 }
 
+function missingModule(err) {
+  return Boolean(err) && (err.type === "ModuleNotFoundError" || /ModuleNotFoundError/.test(String(err.message)));
+}
+
+/** Python on the standard library at stdLibURL (undefined: the trimmed one, indexURL + python_stdlib.zip). Every
+ * URL Pyodide may derive points at the site's own copy; no package is loaded. */
+function loadRuntime(loadPyodide, stdLibURL) {
+  const { indexURL } = stdlib;
+  return loadPyodide({ indexURL, packageBaseUrl: indexURL, cdnUrl: indexURL, stdLibURL, stdout: () => {}, stderr: () => {} });
+}
+
+/** sampler.py written into Python's file system and imported, with the worker's glue (PY_SETUP). */
+function importSampler(py) {
+  py.FS.mkdirTree("/home/pyodide/c13");
+  py.FS.writeFile("/home/pyodide/c13/sampler.py", stdlib.source);
+  py.runPython(PY_SETUP);
+  return py;
+}
+
+/** An import missing from the trimmed archive: Python again on the full one (once; every caller waits for it). */
+function fallBack(err) {
+  stdlib.fallback ??= (async () => {
+    const what = describe(err).match(/ModuleNotFoundError[^\n]*/)?.[0] ?? "ModuleNotFoundError";
+    console.info(`c13: ${what} in the trimmed standard library; ` +
+      `starting Python again with the full one (${FULL_STDLIB})`);
+    const { loadPyodide } = await import(new URL("pyodide.mjs", stdlib.indexURL).href);
+    pyodide = importSampler(await loadRuntime(loadPyodide, new URL(FULL_STDLIB, stdlib.indexURL).href));
+    self.c13Stdlib = "full";
+  })();
+  return stdlib.fallback;
+}
+
 async function start(indexURL, samplerURL) {
   const t0 = performance.now();
   let stage = "loader";
@@ -160,22 +227,19 @@ async function start(indexURL, samplerURL) {
     const { loadPyodide } = await import(loaderURL);
     stage = loading.stage = "runtime";
     post({ type: "stage", stage, detail: "pyodide.asm.wasm + python_stdlib.zip" });
-    // every URL Pyodide may derive points at the site's own copy; no package is loaded
-    pyodide = await loadPyodide({
-      indexURL,
-      packageBaseUrl: indexURL,
-      cdnUrl: indexURL,
-      stdout: () => {},
-      stderr: () => {},
-    });
+    stdlib.indexURL = indexURL;
+    pyodide = await loadRuntime(loadPyodide, undefined);
     stage = loading.stage = "sampler";
     post({ type: "stage", stage, detail: "sampler.py" });
     const response = await fetch(samplerURL, { cache: "no-cache" });
     if (!response.ok) throw new Error(`${samplerURL}: HTTP ${response.status}`);
-    const source = await response.text();
-    pyodide.FS.mkdirTree("/home/pyodide/c13");
-    pyodide.FS.writeFile("/home/pyodide/c13/sampler.py", source);
-    pyodide.runPython(PY_SETUP);
+    stdlib.source = await response.text();
+    try {
+      importSampler(pyodide);
+    } catch (err) {
+      if (!missingModule(err)) throw err;
+      await fallBack(err);
+    }
     loading.on = false;
     post({ type: "ready", version: pyodide.version, ms: performance.now() - t0 });
   } catch (err) {
@@ -216,6 +280,10 @@ function handle(m) {
     post({ type: "round", id: m.id, record: JSON.parse(text) });
     return;
   }
+  if (m.type === "pair-stats") {
+    post({ type: "done", id: m.id, result: JSON.parse(call("c13_pair_stats", m.p, m.q)) });
+    return;
+  }
   if (m.type === "run") {
     const t0 = performance.now();
     call("c13_start", m.key, m.p, m.q, m.scheme, m.seed, m.n, m.chunk);
@@ -235,20 +303,69 @@ function handle(m) {
   throw new Error(`unknown request ${m.type}`);
 }
 
+// The warm-up. WebAssembly code starts in V8's baseline tier and is optimised only once it has run hot, and a
+// frame already running keeps its code: a reader's first ×100,000 run would spend its first chunks in the slow
+// tier. So right after "ready" the worker runs the same calls on the default pair (sampler.run_chunks on the Pair
+// a run builds, which stays cached), results discarded, in pieces of WARM_PIECE rounds with a yield to the event
+// loop between: a request that arrives meanwhile waits at most one piece (about a millisecond), and a run stops it.
+const WARM_PIECE = 1_000;
+const warm = { stop: false };
+
+function warmUp(pair) {
+  if (!pair) return;
+  const t0 = performance.now();
+  let rounds = 0;
+  const channel = new MessageChannel();
+  const finish = (stopped) => {
+    channel.port1.close();
+    post({ type: "warmup", ms: performance.now() - t0, rounds, stopped });
+  };
+  if (warm.stop) { finish(true); return; } // a run was waiting for "ready": it goes first, and warms up
+  channel.port1.onmessage = () => {
+    if (warm.stop) { finish(true); return; }
+    try {
+      const more = call("c13_warm_step");
+      rounds = Math.min(rounds + WARM_PIECE, pair.rounds);
+      if (more && rounds < pair.rounds) channel.port2.postMessage(null);
+      else finish(false);
+    } catch (err) {
+      finish(true); // a warm-up that fails costs nothing: the reader's run will build what it needs
+    }
+  };
+  try {
+    call("c13_warm_start", pair.key, pair.p, pair.q, pair.rounds, WARM_PIECE);
+    channel.port2.postMessage(null);
+  } catch (err) {
+    finish(true);
+  }
+}
+
 self.onmessage = (event) => {
   const m = event.data || {};
   if (m.type === "init") {
-    if (!ready) ready = start(m.indexURL, m.samplerURL);
+    if (!ready) {
+      ready = start(m.indexURL, m.samplerURL);
+      ready.then(() => warmUp(m.warmup), () => {});
+    }
     ready.catch(() => {});
     return;
   }
+  // a run (E2's, E6's) warms up by itself: the warm-up ends before its next piece. Smaller requests (a round, a
+  // pair's figures) are simply answered between two pieces.
+  if (m.type === "run" || m.type.startsWith("e6-")) warm.stop = true;
   if (!ready) {
     post({ type: "error", id: m.id, message: "the worker was not initialised" });
     return;
   }
-  ready.then(() => {
+  ready.then(async () => {
     try {
-      handle(m);
+      try {
+        handle(m);
+      } catch (err) {
+        if (!missingModule(err) || m.type.startsWith("e6-") || self.c13Stdlib === "full") throw err;
+        await fallBack(err);
+        handle(m);
+      }
     } catch (err) {
       post({ type: "error", id: m.id, message: describe(err) });
     }

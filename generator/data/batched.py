@@ -1,11 +1,13 @@
-"""Many independent speculative runs (T = 1) at once: each draft step and each verification is one batched forward.
+"""Many independent speculative runs at once: each draft step and each verification is one batched forward.
 
-The accounting table makes 12 runs per draft and k that share nothing but the models. Here they advance
-together, round by round: the draft proposes the next token of every unfinished run in one forward, and the
-target verifies every run's k tokens in one forward. Each run keeps its own sequence, its own KV cache rows
-(its own length and learned positions; the model masks every other slot) and its own random.Random(seed),
-and every decision is speculative_run's: the same sampler calls with the same uniforms in the same order.
-Only the floats of a batched forward may differ from the unbatched ones, in the last bits.
+The accounting table makes 12 runs per draft and k, and the greedy identity 16, that share nothing but the
+models. Here any set of runs (each with its own draft and k) advances together, round by round: each draft
+proposes the next token of every run of its own that is still drafting in one forward, and the target verifies
+every run's k tokens in one forward, the tokens packed without padding (GPT.forward_packed). Each run keeps its
+own sequence, its own KV cache rows (its own length and learned positions; the model masks every other slot)
+and its own random.Random(seed), and every decision is speculative_run's: the same sampler calls with the same
+uniforms in the same order. Only the floats of a batched forward may differ from the unbatched ones, in the
+last bits.
 """
 import random
 
@@ -20,38 +22,49 @@ class RowsDecoder:
     """Decoder for many sequences at once: a model with one RowsKVCache row per sequence."""
 
     def __init__(self, model, batch):
-        self.model, self.cache = model, RowsKVCache(model.cfg.n_layer, batch)
+        self.model, self.cache = model, RowsKVCache(model.cfg.n_layer, batch, model.cfg.block_size)
+        self.lengths = [0] * batch  # cache.lengths as a list (read on every call)
 
     def rollback(self, row, valid):
         """Forget row's cached positions from `valid` on (drafts that were rejected)."""
-        self.cache.lengths[row] = min(int(self.cache.lengths[row]), valid)
+        self.lengths[row] = min(self.lengths[row], valid)
 
     def keep(self, rows):
+        """Keep only the given rows (a list of indices), in that order."""
         self.cache.keep(rows)
+        self.lengths = [self.lengths[r] for r in rows]
 
     @torch.inference_mode()
-    def probs(self, seqs, last):
-        """For each sequence b, the next-token distributions (float64, T = 1) after its last `last` positions:
-        a (B, last, vocab) tensor. Row b of the cache must hold seqs[b]'s leading tokens."""
-        for b, seq in enumerate(seqs):
-            self.rollback(b, len(seq) - last)  # the last `last` positions must be fed to get their outputs
-        cached = self.cache.lengths.tolist()
-        feeds = [seq[n:] for seq, n in zip(seqs, cached)]
-        width = max(map(len, feeds))
-        idx = torch.tensor([feed + [0] * (width - len(feed)) for feed in feeds])
-        logits = self.model.forward_rows(idx, self.cache)
-        fed = torch.tensor([len(feed) for feed in feeds])
-        self.cache.lengths += fed
-        at = (fed - last)[:, None] + torch.arange(last)  # where each row's last `last` real tokens sit in idx
-        return torch.softmax(logits[torch.arange(len(seqs))[:, None], at].double(), dim=-1)
+    def probs(self, rows, seqs, lasts):
+        """For cache row rows[i], the next-token distributions (float64, T = 1) after the last lasts[i] positions
+        of seqs[i], one batched forward for all: a (sum(lasts), vocab) tensor, row after row. Row rows[i] of the
+        cache must hold seqs[i]'s leading tokens; rows not listed feed nothing and keep their cache."""
+        idx, row, pos, out = [], [], [], []
+        for r, seq, last in zip(rows, seqs, lasts):
+            self.rollback(r, len(seq) - last)  # the last `last` positions must be fed to get their outputs
+            n = self.lengths[r]
+            idx += seq[n:]
+            row += [r] * (len(seq) - n)
+            pos += range(n, len(seq))
+            out += range(len(idx) - last, len(idx))
+        self.cache.lengths = torch.tensor(self.lengths)
+        logits = self.model.forward_packed(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), self.cache,
+                                           torch.tensor(out))
+        for r, seq in zip(rows, seqs):
+            self.lengths[r] = len(seq)
+        return torch.softmax(logits.double(), dim=-1)
 
 
 class Run:
-    """One run's state: its sequence, its random stream, its rounds and the forwards it took part in."""
+    """One run's state: its draft and k, its sequence, its random stream, its rounds and the forwards it took
+    part in, and its rows in the target's and its draft's caches."""
 
-    def __init__(self, prompt, seed):
-        self.prompt, self.tokens, self.rng, self.rounds = prompt, list(prompt), random.Random(seed), []
+    def __init__(self, draft, k, prompt, seed):
+        self.draft, self.k, self.prompt, self.tokens, self.rounds = draft, k, prompt, list(prompt), []
+        self.rng = random.Random(seed)
         self.target_forwards = self.draft_forwards = 0
+        self.target_row = self.draft_row = 0
+        self.drafted, self.q_rows, self.draw_u = [], [], []
 
     def new(self):
         return len(self.tokens) - len(self.prompt)
@@ -64,33 +77,69 @@ class Run:
 def speculative_runs(target, draft, jobs, n_new, k):
     """speculative_run(target, draft, prompt, n_new, k, seed=seed) for every (prompt, seed) in jobs, together.
     Returns their results in the order of jobs (tokens, rounds, forward counts, as speculative_run's)."""
-    for prompt, _ in jobs:
-        check_fits(target, prompt, n_new, k)
-    runs = [Run(prompt, seed) for prompt, seed in jobs]
-    active = list(runs)
-    tgt, dft = RowsDecoder(target, len(runs)), RowsDecoder(draft, len(runs))
+    return mixed_runs(target, {"draft": draft}, [("draft", k, prompt, seed) for prompt, seed in jobs], n_new)
+
+
+def mixed_runs(target, drafts, jobs, n_new, greedy=False):
+    """speculative_run(target, drafts[name], prompt, n_new, k, seed=seed, greedy=greedy) for every
+    (name, k, prompt, seed) in jobs, all together. Returns their results in the order of jobs."""
+    runs = [Run(*job) for job in jobs]
+    for run in runs:
+        check_fits(target, run.prompt, n_new, run.k)
+    tgt = RowsDecoder(target, len(runs))
+    dfts = {name: RowsDecoder(drafts[name], sum(run.draft == name for run in runs)) for name in drafts}
+    active = _placed(runs, tgt, dfts, keep=False)
     while active:
-        drafted, q_rows, draw_u = ([[] for _ in active] for _ in range(3))
-        for _ in range(k):
-            q = dft.probs([run.tokens + d for run, d in zip(active, drafted)], 1)[:, 0]
-            for run, row, d, rows, us in zip(active, q.tolist(), drafted, q_rows, draw_u):
-                u = run.rng.random()
-                d.append(sampler.draw(row, u))
-                rows.append(row)
-                us.append(u)
-        p = tgt.probs([run.tokens + d for run, d in zip(active, drafted)], k + 1)
-        for b, (run, p_rows) in enumerate(zip(active, p.tolist())):
-            run.draft_forwards += k  # the k draft steps above, each one forward with this run in the batch
-            run.target_forwards += 1
-            rec = sampler.verify(p_rows, q_rows[b], drafted[b], run.rng)
-            rec.update(draft=drafted[b], draw_u=draw_u[b], **{"yield": rec["accepted"] + 1})
-            tgt.rollback(b, len(run.tokens) + rec["accepted"])
-            dft.rollback(b, len(run.tokens) + rec["accepted"])
-            run.tokens += drafted[b][:rec["accepted"]] + [rec["token"]]
-            run.rounds.append(rec)
-        going = [b for b, run in enumerate(active) if run.new() < n_new]
-        if len(going) < len(active):  # finished runs leave the batch
-            active = [active[b] for b in going]
-            tgt.keep(going)
-            dft.keep(going)
+        for run in active:
+            run.drafted, run.q_rows, run.draw_u = [], [], []
+        for step in range(max(run.k for run in active)):
+            for name, dft in dfts.items():
+                _draft_step(dft, [run for run in active if run.draft == name and run.k > step], greedy)
+        p = tgt.probs([run.target_row for run in active], [run.tokens + run.drafted for run in active],
+                      [run.k + 1 for run in active]).tolist()
+        at = 0
+        for run in active:
+            _verify(run, p[at:at + run.k + 1], tgt, dfts[run.draft], greedy)
+            at += run.k + 1
+        going = [run for run in active if run.new() < n_new]
+        if len(going) < len(active):  # finished runs leave the batch; their cache rows once a quarter is idle
+            active = _placed(going, tgt, dfts, keep=4 * len(going) <= 3 * len(tgt.lengths))
     return [run.result() for run in runs]
+
+
+def _placed(runs, tgt, dfts, keep):
+    """The runs still going; with keep, their cache rows kept (in their order) and every other row dropped."""
+    if keep:
+        tgt.keep([run.target_row for run in runs])
+        for name, dft in dfts.items():
+            dft.keep([run.draft_row for run in runs if run.draft == name])
+    counters = dict.fromkeys(dfts, 0)
+    for i, run in enumerate(runs):
+        if keep or not run.rounds:
+            run.target_row, run.draft_row = i, counters[run.draft]
+        counters[run.draft] += 1
+    return runs
+
+
+def _draft_step(dft, runs, greedy):
+    """One draft forward: the next drafted token of each of these runs, drawn by the sampler."""
+    if not runs:
+        return
+    q = dft.probs([run.draft_row for run in runs], [run.tokens + run.drafted for run in runs], [1] * len(runs))
+    for run, row in zip(runs, q.tolist()):
+        u = None if greedy else run.rng.random()
+        run.drafted.append(sampler.greedy_pick(row) if greedy else sampler.draw(row, u))
+        run.q_rows.append(row)
+        run.draw_u.append(u)
+
+
+def _verify(run, p_rows, tgt, dft, greedy):
+    """The sampler's verdict on one run's round; both caches forget what it rejected."""
+    run.draft_forwards += run.k  # the k draft steps of this round, each one forward with this run in the batch
+    run.target_forwards += 1
+    rec = sampler.verify(p_rows, run.q_rows, run.drafted, None if greedy else run.rng)
+    rec.update(draft=run.drafted, draw_u=run.draw_u, **{"yield": rec["accepted"] + 1})
+    tgt.rollback(run.target_row, len(run.tokens) + rec["accepted"])
+    dft.rollback(run.draft_row, len(run.tokens) + rec["accepted"])
+    run.tokens += run.drafted[:rec["accepted"]] + [rec["token"]]
+    run.rounds.append(rec)

@@ -24,6 +24,7 @@ from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, OFFLINE, PREFIXES, P
 from .browser_files import float16_error, write_browser_files
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions
+from .tv_curve import tv_curve
 from ..models.tokenizer import token_bytes, token_labels
 
 
@@ -144,6 +145,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
         dists = prefix_distributions(models, prompts)
         stage("offline sampler checks")
         offline = offline_checks(dists, bar)
+        stage("TV against n")
+        curve = tv_curve(dists)
         stage("replay")
         rep = replay(models, prompts)
         stage("α per position")
@@ -175,6 +178,7 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True):
         "greedy": greedy,
         "distributions": dists,
         "offline": dict(OFFLINE, results=offline),
+        "tv_curve": curve,
         "replay": rep,
         "accounting": acc,
         "alpha_spread": spread,

@@ -1,8 +1,9 @@
 """The real-model runs of gen_c13_precomputed: greedy identity, the replay, the accounting table, α per position.
 
 Torch runs the models; every decision is widgets/sampler.py's (through speculative.py and batched.py). The
-accounting runs are independent: those of one draft and k advance together as one batch (batched.py), and these
-jobs run in a worker process (AccountingRuns) while the main process computes everything else, then in both.
+accounting runs are independent: those of one prompt (every draft, k and seed) advance together as one batch
+(batched.py), and these jobs run in a worker process (AccountingRuns) while the main process computes everything
+else, then in both. The greedy identity's runs are batched the same way.
 """
 import multiprocessing
 import os
@@ -13,7 +14,7 @@ import torch
 
 from ..errors import SettingError
 from ..models.checkpoint import DRAFTS, TARGET, load_family
-from .batched import speculative_runs
+from .batched import mixed_runs
 from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
 from .shared_sampler import sampler
 from .speculative import distributions, greedy_decode, speculative_run
@@ -21,17 +22,17 @@ from .speculative import distributions, greedy_decode, speculative_run
 
 def greedy_identity(models, prompts, bar):
     """At T = 0 speculative decoding must give exactly the target's own greedy text, for every draft and k."""
-    runs, reference = [], {}
-    for text, ids in prompts.items():
-        reference[text] = greedy_decode(models[TARGET], ids, GREEDY["n_new"])
-        for draft in DRAFTS:
-            for k in GREEDY["ks"]:
-                res = speculative_run(models[TARGET], models[draft], ids, GREEDY["n_new"], k, greedy=True)
-                out = res["tokens"][:GREEDY["n_new"]]
-                runs.append({"prompt": text, "draft": draft, "k": k, "identical": out == reference[text],
-                             "tokens": out, "rounds": len(res["rounds"]),
-                             "target_forwards": res["target_forwards"], "draft_forwards": res["draft_forwards"]})
-                bar.update()
+    reference = {text: greedy_decode(models[TARGET], ids, GREEDY["n_new"]) for text, ids in prompts.items()}
+    jobs = [(text, draft, k) for text in prompts for draft in DRAFTS for k in GREEDY["ks"]]
+    results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
+                         [(draft, k, prompts[text], None) for text, draft, k in jobs], GREEDY["n_new"], greedy=True)
+    runs = []
+    for (text, draft, k), res in zip(jobs, results):
+        out = res["tokens"][:GREEDY["n_new"]]
+        runs.append({"prompt": text, "draft": draft, "k": k, "identical": out == reference[text],
+                     "tokens": out, "rounds": len(res["rounds"]),
+                     "target_forwards": res["target_forwards"], "draft_forwards": res["draft_forwards"]})
+    bar.update(len(runs))
     return {"n_new": GREEDY["n_new"], "ks": list(GREEDY["ks"]), "runs": runs, "reference": reference,
             "identical": sum(r["identical"] for r in runs), "total": len(runs)}
 
@@ -66,15 +67,16 @@ def draft_cost(models, draft):
 COUNTS = ("tokens", "target_forwards", "draft_forwards", "accepted", "tested")
 
 
-def accounting_counts(models, prompts, draft, k, setting=ACCOUNTING):
-    """The runs of one draft at one k, one per prompt and seed, all advanced together (speculative_runs), as
-    summable counts per prompt: {prompt text: counts}."""
-    jobs = [(text, seed) for text in prompts for seed in setting["seeds"]]
-    results = speculative_runs(models[TARGET], models[draft], [(prompts[text], seed) for text, seed in jobs],
-                               setting["n_new"], k)
-    out = {text: dict.fromkeys(COUNTS, 0) for text in prompts}
-    for (text, _), res in zip(jobs, results):
-        counts = out[text]
+def accounting_counts(models, prompts, texts, setting=ACCOUNTING):
+    """The runs after the given prompts, one per draft, k and seed, all advanced together (mixed_runs), as
+    summable counts: {(draft, k, prompt text): counts}."""
+    jobs = [(draft, k, text, seed) for text in texts for draft in DRAFTS for k in setting["ks"]
+            for seed in setting["seeds"]]
+    results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
+                         [(draft, k, prompts[text], seed) for draft, k, text, seed in jobs], setting["n_new"])
+    out = {job[:3]: dict.fromkeys(COUNTS, 0) for job in jobs}
+    for job, res in zip(jobs, results):
+        counts = out[job[:3]]
         counts["tokens"] += len(res["tokens"])
         counts["target_forwards"] += res["target_forwards"]
         counts["draft_forwards"] += res["draft_forwards"]
@@ -143,22 +145,21 @@ def _start_worker(models_dir, prompts, setting):
     _WORKER.update(models={name: m.double() for name, m in models.items()}, prompts=prompts, setting=setting)
 
 
-def _worker_counts(draft, k):
-    return accounting_counts(_WORKER["models"], _WORKER["prompts"], draft, k, _WORKER["setting"])
+def _worker_counts(text):
+    return accounting_counts(_WORKER["models"], _WORKER["prompts"], [text], _WORKER["setting"])
 
 
 class AccountingRuns:
-    """The accounting table's runs, one job per (draft, k), handed to a worker process as soon as this is made,
-    longest first (largest k, then the larger draft), while the main process computes the other stages. Then
-    counts() has the main process run the jobs no worker has started yet, shortest first, so that both
-    processes work to the end. Two processes in all (one worker) when there are two cores; with one core
+    """The accounting table's runs, one job per prompt (its runs for every draft, k and seed, batched), handed to
+    a worker process as soon as this is made, longest first (the longest prompt first), while the main process
+    computes the other stages. Then counts() has the main process run the jobs no worker has started yet,
+    shortest first, so that both processes work to the end. Two processes in all (one worker) when there are two cores; with one core
     (or workers=0) every job runs in counts(). cancel() abandons the jobs after an error."""
 
     def __init__(self, models_dir, models, prompts, bar, workers=None):
         self.models, self.prompts, self.bar = models, prompts, bar
-        self.runs_per_job = len(prompts) * len(ACCOUNTING["seeds"])
-        self.jobs = sorted(((draft, k) for draft in DRAFTS for k in ACCOUNTING["ks"]),
-                           key=lambda job: (job[1], models[job[0]].num_params()), reverse=True)
+        self.runs_per_job = len(DRAFTS) * len(ACCOUNTING["ks"]) * len(ACCOUNTING["seeds"])
+        self.jobs = sorted(prompts, key=lambda text: len(prompts[text]), reverse=True)
         cores = min(2, os.cpu_count() or 1)
         workers = (cores - 1) if workers is None else workers
         self.pool, self.futures = None, {}
@@ -167,7 +168,7 @@ class AccountingRuns:
                                             initializer=_start_worker,
                                             initargs=(str(models_dir), prompts, dict(ACCOUNTING)))
             for job in self.jobs:
-                self.futures[job] = self.pool.submit(_worker_counts, *job)
+                self.futures[job] = self.pool.submit(_worker_counts, job)
                 self.futures[job].add_done_callback(self._done)
 
     def _done(self, future):
@@ -175,7 +176,7 @@ class AccountingRuns:
             self.bar.update(self.runs_per_job)
 
     def _run_here(self, job):
-        counts = accounting_counts(self.models, self.prompts, *job)
+        counts = accounting_counts(self.models, self.prompts, [job])
         self.bar.update(self.runs_per_job)
         return counts
 
@@ -194,8 +195,7 @@ class AccountingRuns:
             raise
         if self.pool is not None:
             self.pool.shutdown(wait=True)
-        return {(draft, k, text): counts for (draft, k), per_prompt in done.items()
-                for text, counts in per_prompt.items()}
+        return {key: counts for per_job in done.values() for key, counts in per_job.items()}
 
     def cancel(self):
         """Stop the workers now (after an error elsewhere): a job left running would hold the exit for seconds."""

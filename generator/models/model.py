@@ -50,20 +50,34 @@ class RowsKVCache:
     length. keep(rows) drops the rows that are done.
     """
 
-    def __init__(self, n_layer, batch):
+    def __init__(self, n_layer, batch, capacity=0):
         self.kv = [None] * n_layer
         self.lengths = torch.zeros(batch, dtype=torch.long)
+        self.capacity = capacity  # positions allocated at the first write (the context: then it never grows)
 
-    def write(self, layer, where, k, v, span):
-        """Put row b's new keys and values (B, heads, T, head size) at its positions where[b] (B, T); return
-        every row's keys and values over the first `span` positions."""
-        B, H, T, D = k.shape
+    def _room(self, layer, like, span):
+        """Make sure layer's storage holds `span` positions per row, allocated like `like` (heads, head size)."""
         if self.kv[layer] is None or self.kv[layer][0].shape[2] < span:  # grow (rarely: by a round's tokens)
-            grown = [k.new_zeros(B, H, span + 16, D) for _ in range(2)]
+            B, (H, D) = len(self.lengths), (like.shape[1], like.shape[3])
+            grown = [like.new_zeros(B, H, max(span + 16, self.capacity), D) for _ in range(2)]
             if self.kv[layer] is not None:
                 for new, old in zip(grown, self.kv[layer]):
                     new[:, :, :old.shape[2]] = old
             self.kv[layer] = tuple(grown)
+
+    def write_packed(self, layer, row, pos, k, v, span):
+        """Put the new keys and values (1, heads, N, head size) of N packed tokens at (row[i], pos[i]); return every
+        row's keys and values over the first `span` positions."""
+        self._room(layer, k, span)
+        for stored, new in zip(self.kv[layer], (k, v)):
+            stored[row, :, pos] = new[0].transpose(0, 1)  # indexed by token: (N, heads, head size)
+        return self.kv[layer][0][:, :, :span], self.kv[layer][1][:, :, :span]
+
+    def write(self, layer, where, k, v, span):
+        """Put row b's new keys and values (B, heads, T, head size) at its positions where[b] (B, T); return
+        every row's keys and values over the first `span` positions."""
+        B = k.shape[0]
+        self._room(layer, k, span)
         rows = torch.arange(B)[:, None]
         for stored, new in zip(self.kv[layer], (k, v)):
             stored[rows, :, where] = new.transpose(1, 2)  # indexed by (row, position): (B, T, heads, head size)
@@ -184,10 +198,31 @@ class GPT(nn.Module):
         return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(
             q, *cache.write(i, where, k, v, span), attn_mask=mask))
 
-    def _lean_blocks(self, x, attend):
+    def forward_packed(self, idx, row, pos, cache, out):
+        """Many sequences' new tokens at once, packed without padding (eval mode): token i of idx (N,) belongs to
+        cache row row[i] at position pos[i] of its sequence (its own learned position); a row's tokens are
+        consecutive, from cache.lengths[row] on, and attend to their row's positions up to their own. The linear
+        layers see only the N real tokens; attention pads them per row. Returns the logits of the tokens at
+        indices `out` only (len(out), vocab). The caller advances cache.lengths by what each row fed."""
+        start = cache.lengths
+        slot = pos - start[row]  # each token's place among its row's new tokens
+        T, span = int(slot.max()) + 1, int(pos.max()) + 1
+        where = start[:, None] + torch.arange(T)  # (B, T): padded slots only see their row's keys; never read
+        mask = (torch.arange(span) <= where[:, :, None])[:, None]  # (B, 1, T, span)
+        x = F.embedding(idx, self.tok_emb.weight) + F.embedding(pos, self.pos_emb.weight)
+
+        def attend(i, q, k, v):
+            keys, values = cache.write_packed(i, row, pos, k, v, span)
+            padded = q.new_zeros(len(start), T, *q.shape[1:2], q.shape[3])
+            padded[row, slot] = q[0].transpose(0, 1)
+            y = F.scaled_dot_product_attention(padded.transpose(1, 2), keys, values, attn_mask=mask)
+            return y.transpose(1, 2)[row, slot].transpose(0, 1)[None]
+        return self._lean_blocks(x[None], attend, out)[0]
+
+    def _lean_blocks(self, x, attend, out=None):
         """The blocks, final norm and output embedding on embedded tokens x, in eval mode, as plain tensor
         operations (the modules' own, in their order); attend(layer, q, k, v) caches the new keys and values and
-        returns the attention output."""
+        returns the attention output. With `out` (indices along T), only those tokens get logits."""
         emb, final, final_eps, layers = self._step_tensors()
         B, T, C = x.shape
         for i, (ln1, eps1, qkv, n_head, proj, ln2, eps2, up, down) in enumerate(layers):
@@ -198,6 +233,8 @@ class GPT(nn.Module):
             x = x + F.linear(y.transpose(1, 2).reshape(B, T, C), proj)
             h = torch.layer_norm(x, (C,), ln2, None, eps2)
             x = x + F.linear(F.gelu(F.linear(h, up)), down)
+        if out is not None:
+            x = x[:, out]
         x = torch.layer_norm(x, (C,), final, None, final_eps)
         return x @ emb.T
 

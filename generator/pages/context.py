@@ -7,12 +7,13 @@ modules (generator/pages/figures.py renders them all in one batch when the conte
 """
 from markupsafe import Markup
 
-from . import figures
+from . import figures, pair_presets
 from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
 from .measured import MEASURE_COMMAND, measured_context, measured_requests
 from .qa import QA_RECORD, read_qa
 from .templates import section_of
+from .widget_payload import script_json
 
 ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts in the order of constants.drafts
 
@@ -110,6 +111,13 @@ def build_context(data):
         "e5_best": lambda alpha, c: e5_best(alpha, c, constants["ks"]),
     }
     ctx["qa"] = read_qa(QA_RECORD)
+    # TV against the number of draws (generator/data/tv_curve.py): the offline points, also for the live rerun
+    ctx["tv_curve"] = data["tv_curve"]
+    ctx["tv_json"] = Markup(script_json(data["tv_curve"]))
+    # the editable pair's presets (made-up six-token pairs, not model figures) with sampler.py's α and TV
+    ctx["pair_presets"] = pair_presets.presets()
+    ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT)
+    ctx["pair_json"] = pair_presets.widget_json(ctx["pair_presets"])
     # the build machine's timings, optional (generator/pages/measured.py): next to the c13.json being built
     ctx["measured"], ctx["measure_command"] = measured_context(data, data_path()), MEASURE_COMMAND
     ctx.update(_pictures(ctx))
@@ -148,7 +156,14 @@ def figure_requests(ctx):
                                           short={d: ctx["names"][d][0] for d in ctx["drafts"]}, id="alpha-positions")))
     out.append(("replay_table", figures.request("replay_table", replay=ctx["replay"], labels=labels)))
     out.append(("replay_text", figures.request("replay_text", replay=ctx["replay"], labels=labels)))
+    curve = ctx["tv_curve"]
+    out.append(("tv_curve", figures.request("tv_curve", curve=curve, p=ctx["distributions"][curve["prefix"]]["p"],
+                                            id="tv-curve")))
+    out.append(("tv_curve_table", figures.request("tv_curve_table", curve=curve)))
+    # E4's verify step in motion: the build draws its whole default round, the live widget's first state
+    out.append(("verify_steps", figures.request("verify_steps", replay=ctx["replay"], labels=labels, id="e4-verify")))
     out.extend(measured_requests(ctx["measured"], names))
+    out.extend(pair_presets.figure_requests(figures, ctx["pair_presets"]))
     return out
 
 
@@ -172,9 +187,13 @@ def _pictures(ctx):
         "html_alpha_positions_table": lambda: drawn["alpha_positions_table"],
         "html_replay": lambda: drawn["replay_table"],
         "html_replay_text": lambda: drawn["replay_text"],
+        "svg_tv_curve": lambda: drawn["tv_curve"],
+        "html_tv_curve_table": lambda: drawn["tv_curve_table"],
+        "html_verify_steps": lambda: drawn["verify_steps"],
         # the measured costs (only when ctx["measured"] is usable; the templates check it first)
         "svg_measured_costs": lambda: drawn["measured_costs"],
         "svg_measured_verify": lambda: drawn["measured_verify"],
         "html_measured_table": lambda: drawn["measured_table"],
+        "svg_pair": lambda preset: drawn[("pair", preset)],
         "figure": figure,
     }

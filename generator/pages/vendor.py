@@ -6,6 +6,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from .data_file import data_path, load_data
+from .stdlib import FULL_DEST, LOCK, LOCK_DEST, STDLIB, TRIMMED_DEST, trimmed_lock, trimmed_stdlib
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,8 +20,10 @@ VENDOR_DIRS = [("katex", "dist/fonts", "assets/vendor/katex/fonts")]
 # lock file (read at start even when no package is loaded). The widgets load it from assets/vendor/pyodide/.
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
                  "package.json")
+# python_stdlib.zip: the site serves a trimmed copy in its place (stdlib.py) and keeps the full one under full/.
 for _name in PYODIDE_FILES:
-    VENDOR.append(("pyodide", _name, f"assets/vendor/pyodide/{_name}"))
+    if _name != LOCK:  # the site's lock file lists no package (stdlib.trimmed_lock)
+        VENDOR.append(("pyodide", _name, FULL_DEST if _name == STDLIB else f"assets/vendor/pyodide/{_name}"))
 WIDGET_SUFFIXES = (".css", ".js", ".mjs", ".py")
 
 
@@ -41,6 +44,11 @@ def add_browser_files(files, config):
         files.append(File.generated(config, dest, abs_src_path=str(src)))
     if missing:
         raise PluginError("browser packages are missing from node_modules (run: npm ci):\n  " + "\n  ".join(missing))
+    try:
+        files.append(File.generated(config, TRIMMED_DEST, content=trimmed_stdlib(node / "pyodide" / STDLIB)))
+        files.append(File.generated(config, LOCK_DEST, content=trimmed_lock(node / "pyodide" / LOCK)))
+    except (ValueError, OSError) as err:  # a kept member the archive lacks, an unreadable file
+        raise PluginError(str(err)) from err
     widgets = ROOT / "widgets"
     for src in sorted(widgets.rglob("*")):  # subfolders (widgets/figures/, widgets/e2/) keep their place
         if src.is_file() and src.suffix in WIDGET_SUFFIXES:

@@ -5,6 +5,7 @@ import re
 from decimal import Decimal
 
 from .experiments import SERVE_COMMAND
+from .stdlib import LOCK, STDLIB, trimmed_lock, trimmed_stdlib
 from .vendor import MODELS_DEST, PYODIDE_FILES, ROOT, browser_models
 
 # the files a browser fetches to start the Python sampler (Pyodide never reads its package.json)
@@ -96,6 +97,9 @@ def e6_payload(data):
 def pyodide_bytes():
     """The size in bytes of each file the browser fetches to start the Python sampler, read from the files."""
     sizes = {name: (ROOT / "node_modules" / "pyodide" / name).stat().st_size for name in PYODIDE_FETCHED}
+    pyodide = ROOT / "node_modules" / "pyodide"
+    sizes[STDLIB] = len(trimmed_stdlib(pyodide / STDLIB))  # the trimmed copies the site serves (stdlib.py)
+    sizes[LOCK] = len(trimmed_lock(pyodide / LOCK))
     sizes["sampler.py"] = (ROOT / "widgets" / "sampler.py").stat().st_size
     return sizes
 

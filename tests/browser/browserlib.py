@@ -14,7 +14,7 @@ import pytest
 from generator.data.shared_sampler import sampler
 
 PREFIX = "/course/c13/"
-EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5", "e6")
+EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5", "e6")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync",
                  # belt and braces: no host name resolves, so nothing could leave even if something tried

@@ -12,7 +12,7 @@ def test_the_page_before_any_experiment_starts_stays_under_500_kb(browser, serve
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         page.context.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
         responses = []
-        page.on("response", responses.append)
+        page.on("response", lambda response: responses.append(response))
         page.reload()  # from the network again, every byte counted
         page.wait_for_function("document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
         page.wait_for_load_state("networkidle")

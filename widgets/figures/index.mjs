@@ -7,6 +7,8 @@ import { replayTable, replayText } from "./replay.mjs";
 import { sliderPlot, speedupPlot } from "./speedup.mjs";
 import { outputHistogram, stackedPicture, stackedRows } from "./stacked.mjs";
 import { tensorShapes } from "./tensor.mjs";
+import { tvCurve, tvCurveTable } from "./tv_curve.mjs";
+import { verifySteps } from "./verify_steps.mjs";
 
 export const FIGURES = {
   request_path: requestPath,
@@ -16,6 +18,9 @@ export const FIGURES = {
   tensor: tensorShapes,
   replay_table: replayTable,
   replay_text: replayText,
+  tv_curve: tvCurve,
+  tv_curve_table: tvCurveTable,
+  verify_steps: verifySteps,
   speedup: speedupPlot,
   speedup_sliders: sliderPlot,
   alpha_positions: alphaPositions,

@@ -21,22 +21,29 @@ const HISTOGRAM_DESC_NARROW = "每一行是一个 token：实心条是这次运�
 // a folded box inside an experiment on a 375 px phone)
 const ROWS = { width: 264, labelEnd: 52, barX: 56, barEnd: 176, firstEnd: 220, secondEnd: 262, pitch: 22, bar: 14 };
 const CLIP_ROOM = 30; // a bar cut at the frame's end leaves room for the word 截断 after it
+const LEGEND_ONE_LINE = 560; // a wide frame narrower than this (a few columns) takes the two-line legend
 
 const PARTS = ["p", "q", "overlap", "residual", "excess"];
 
 /** The picture's columns from the generator's split of p and q (stacked_columns in generator/data/precompute.py,
  * made with sampler.py's overlap and residual): the first n shown tokens one by one, the ones after them added
- * into the folded rest. */
+ * into the folded rest. A split without `rest` (a small vocabulary drawn whole: the editable pair) has no rest. */
 export function stackedColumns(columns, n) {
   const shownCount = Math.min(n, columns.tokens.length);
   const shown = Array.from({ length: shownCount }, (_, j) =>
     Object.fromEntries([["id", columns.tokens[j]], ...PARTS.map((part) => [part, columns[part][j]])]));
+  if (!columns.rest) return shown;
   const rest = { id: null, count: columns.rest.count + columns.tokens.length - shownCount };
   for (const part of PARTS) {
     rest[part] = columns.rest[part];
     for (let j = shownCount; j < columns.tokens.length; j++) rest[part] += columns[part][j];
   }
   return [...shown, rest];
+}
+
+/** The columns drawn one by one: all but the folded rest, when there is one. */
+function tokenColumns(columns) {
+  return columns[columns.length - 1].id === null ? columns.slice(0, -1) : columns;
 }
 
 /** The percentage axis of both frames: about `count` round steps up to max; its top and [value, label] ticks. */
@@ -196,25 +203,28 @@ export function stackedTitle(prefix, draft, n) {
   return `前缀“${prefix}”处目标 p 与 ${draft} 的 q 叠放：前 ${n} 个 token 加其余折叠`;
 }
 
-function stackedLayout({ columns: split, labels, n, prefix, draft, marked, legend }, layout, id) {
+function stackedLayout({ columns: split, labels, n, prefix, draft, marked, legend, title }, layout, id) {
   const columns = stackedColumns(split, n);
-  const max = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.q))) || 1;
+  const max = Math.max(...tokenColumns(columns).map((c) => Math.max(c.p, c.q))) || 1;
+  title ??= stackedTitle(prefix, draft, n);
   const lines = (c) => [`p ${prob(c.p)}`, `q ${prob(c.q)}`];
   if (layout === "narrow") {
     const frame = rowFrame({ columns, xmax: max, top: legend ? 66 : 4, labels, heads: ["p", "q"],
       lines: (c) => [prob(c.p), prob(c.q)] });
     const bars = columns.map((column, j) => stackedRow(column, j, frame, { id, marked, labels }));
     const body = patterns(id) + (legend ? rowLegend(id) : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
-    return svg(id, ROWS.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC_NARROW);
+    return svg(id, ROWS.width, frame.height, title, body, STACKED_DESC_NARROW);
   }
-  const frame = columnFrame({ columns, ymax: max, top: legend ? 70 : 22, labels, lines });
+  const twoLines = LEFT + COLUMN_WIDTH * columns.length + 20 < LEGEND_ONE_LINE; // columnFrame's width
+  const frame = columnFrame({ columns, ymax: max, top: legend ? (twoLines ? 80 : 70) : 22, labels, lines });
   const bars = columns.map((column, j) => stackedColumn(column, j, frame, { id, marked, labels }));
-  const body = patterns(id) + (legend ? legendItems(id) : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
-  return svg(id, frame.width, frame.height, stackedTitle(prefix, draft, n), body, STACKED_DESC);
+  const legendMarkup = twoLines ? rowLegend(id) : legendItems(id);
+  const body = patterns(id) + (legend ? legendMarkup : "") + frame.parts.join("") + frame.columns(bars) + frame.axis();
+  return svg(id, frame.width, frame.height, title, body, STACKED_DESC);
 }
 
 /** The stacked picture in its two layouts. args: {columns (the generator's split), labels, n, id, prefix, draft,
- * marked (a token id or null), legend (drawn inside the picture, on by default)}. */
+ * marked (a token id or null), legend (drawn inside the picture, on by default), title (default: the prefix's)}. */
 export function stackedPicture({ marked = null, legend = true, ...args }) {
   return twoLayouts(args.id, (layout, svgId) => stackedLayout({ ...args, marked, legend }, layout, svgId),
     { cls: "c13-stack" });
@@ -249,13 +259,14 @@ function histogramBar(column, j, frame, narrow) {
  * title}. */
 export function outputHistogram({ columns: split, labels, n, counts, total, id, title }) {
   const columns = stackedColumns(split, n);
+  const tokens = tokenColumns(columns);
   let restCount = total;
-  for (const column of columns.slice(0, -1)) {
+  for (const column of tokens) {
     column.share = counts[column.id] / total;
     restCount -= counts[column.id];
   }
-  columns[columns.length - 1].share = restCount / total;
-  const max = Math.max(...columns.slice(0, -1).map((c) => Math.max(c.p, c.share))) || 1;
+  if (tokens.length < columns.length) columns[columns.length - 1].share = restCount / total;
+  const max = Math.max(...tokens.map((c) => Math.max(c.p, c.share))) || 1;
   return twoLayouts(id, (layout, svgId) => {
     const narrow = layout === "narrow";
     const frame = narrow ?
@@ -272,7 +283,7 @@ export function outputHistogram({ columns: split, labels, n, counts, total, id, 
 /** The numbers behind the stacked picture: one table row per shown token (the picture's order), as <tbody>.
  * args: {columns, labels, n}. Columns: token, p, q, min(p, q), p − q where p is larger, q − p where q is larger. */
 export function stackedRows({ columns, labels, n }) {
-  const rows = stackedColumns(columns, n).slice(0, -1).map((c) => `<tr><td>${tokenSpan(labels, c.id)}</td>` +
+  const rows = tokenColumns(stackedColumns(columns, n)).map((c) => `<tr><td>${tokenSpan(labels, c.id)}</td>` +
     [c.p, c.q, c.overlap, c.residual, c.excess].map((v) => `<td>${prob(v)}</td>`).join("") + "</tr>");
   return `<tbody>${rows.join("")}</tbody>`;
 }

@@ -1,0 +1,37 @@
+"""TV against the number of draws: the points of the lesson's log–log figure.
+
+For one prefix and draft (the first prefix of E2 and the small draft), each scheme is run through
+widgets/sampler.py at n = 10², 10³, …, 10⁶ with a few recorded seeds (seed + index, as the offline checks do):
+the correct scheme and direct sampling from p fall like 1/√n together, resample-from-p levels off at its
+closed-form TV. A point is sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"], the very call the
+browser's rerun makes through the Pyodide worker, so the page reproduces each point to the last bit.
+
+One seed serves every n of a scheme: the run of 10² draws is the start of the run of 10⁶ (the same stream), so
+each seed draws one path of TV as the draws accumulate. Cost: about 10 million draws (3 schemes × 3 seeds ×
+1,111,100), some 8 s of one core in CPython.
+"""
+from ..models.family import DRAFTS
+from .settings import PREFIXES
+from .shared_sampler import sampler
+
+TV_CURVE = {"ns": tuple(10 ** e for e in range(2, 7)),  # 10², …, 10⁶
+            "seeds": 3,                                  # seeds per scheme
+            "seed": 20230202,                            # seeds are seed + index, recorded
+            "schemes": ("correct", "direct", "resample_p")}
+
+
+def tv_curve(dists, settings=TV_CURVE):
+    """The figure's points for PREFIXES[0] and the small draft: per scheme, its seeds and, for each seed, the TV of
+    the output histogram to p at every n of settings["ns"]; with the closed-form TV that resample_p tends to."""
+    prefix, draft = PREFIXES[0], DRAFTS[0]
+    entry = dists[prefix]
+    pair = sampler.Pair(entry["p"], entry["q"][draft])
+    ns, count = list(settings["ns"]), settings["seeds"]
+    seeds, tvs = {}, {}
+    for j, scheme in enumerate(settings["schemes"]):
+        seeds[scheme] = [settings["seed"] + j * count + i for i in range(count)]
+        tvs[scheme] = [[sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"] for n in ns]
+                       for seed in seeds[scheme]]
+    return {"prefix": prefix, "draft": draft, "ns": ns, "seed": settings["seed"],
+            "schemes": list(settings["schemes"]), "seeds": seeds, "tv": tvs,
+            "closed_form_tv": sampler.resample_p_tv(pair.p, pair.q)}
