@@ -80,9 +80,10 @@ def test_widget_data_is_embedded_compact_and_exact(site, data):
     # The budget as sent (the server gzips HTML) and as parsed. Each figure that must read on a phone carries a
     # narrow layout beside its wide one, which is most of what the page gained over its first 400 KB; the measured
     # costs (two figures in both layouts, the build machine's table, shown again as E6's static version) added 40 KB,
-    # TV against n and the editable pair (figures, tables and their presets' data) 40 KB more.
-    assert len(gzip.compress(page.encode())) < 120_000, "the lesson page, gzipped, grew past 120 KB"
-    assert len(page.encode()) < 560_000, "the lesson page grew past 560 KB"
+    # TV against n, the editable pair and E4's verify steps (figures, tables, their data) 85 KB more, 21 KB gzipped.
+    # The largest single item is the widget data (≈ 98 KB, 48 KB gzipped): the next place to trim.
+    assert len(gzip.compress(page.encode())) < 130_000, "the lesson page, gzipped, grew past 130 KB"
+    assert len(page.encode()) < 600_000, "the lesson page grew past 600 KB"
 
 
 def test_evolution_map_marks_this_lesson(site):
