@@ -100,8 +100,9 @@ class Recorder(SiteHandler):
         pass
 
 
-def serve(site):
-    handler = functools.partial(Recorder, directory=str(site), prefix="/")
+def serve(site, handler_class=None):
+    """Serve site at / on a free local port with handler_class (a SiteHandler; Recorder by default) in a thread."""
+    handler = functools.partial(handler_class or Recorder, directory=str(site), prefix="/")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

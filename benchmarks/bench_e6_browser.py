@@ -13,14 +13,11 @@ come from precomputed/browser/ (float16, as the site's) or else from models/ (fl
 Debian's Chromium is driven by Playwright (/usr/bin/chromium, or $C13_CHROMIUM); no request leaves 127.0.0.1.
 """
 import argparse
-import functools
-import http.server
 import json
 import os
 import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from generator.pages.build import build  # noqa: E402
 from generator.pages.serve import SiteHandler  # noqa: E402
+from bench_browser import serve  # noqa: E402  (the same local server, with this benchmark's handler)
 
 BENCH = "/__bench__/"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -66,14 +64,6 @@ class BenchHandler(SiteHandler):
 
     def log_message(self, *args):
         pass
-
-
-def serve(site):
-    handler = functools.partial(BenchHandler, directory=str(site), prefix="/")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def c13_subset(path):
@@ -120,7 +110,7 @@ def main():
                "measured": json.loads(measured.read_text(encoding="utf-8")) if measured.is_file() else None}
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(args.site) if args.site else build(data, out=Path(tmp) / "site", log=lambda *a: None)["site"]
-        server, url = serve(site)
+        server, url = serve(site, BenchHandler)
         print(f"site {site}, served at {url}; {os.cpu_count()} CPU cores", file=sys.stderr)
         try:
             out, version = run_in_chromium(url, payload, timeout_ms=3_600_000)
