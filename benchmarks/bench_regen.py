@@ -1,8 +1,11 @@
-"""The regeneration's time split and its speed against a reference tree, measured in alternation.
+"""The regeneration's time, whole and split by stage, against a reference tree, measured in alternation.
 
-    .venv/bin/python benchmarks/bench_regen.py [--ref REV] [--repeats N] [--n-new N] [--ks 2,6]
+    .venv/bin/python benchmarks/bench_regen.py [--ref REV] [--repeats N] [--n-new N] [--ks 2,6] [--whole-only]
 
-Each measurement runs in its own process (the models loaded first, outside the clock) and reports CPU seconds
+The whole regeneration: `python -m generator data --quiet` of each tree on this repository's models and inputs,
+into a temporary file, wall seconds from the command's start to its exit (what the author waits for; both
+processes of the regeneration included) and the CPU seconds of the command and its worker. Then the stages:
+each measurement runs in its own process (the models loaded first, outside the clock) and reports CPU seconds
 (time.process_time: a loaded machine inflates wall time far more than CPU time) and wall seconds of each stage
 of gen_c13_precomputed that runs the models: the greedy identity, α per position, the replay, and the accounting
 runs (all prompts and seeds, at the given ks and n_new: a slice of the real table, the same runs on both sides).
@@ -11,6 +14,7 @@ the two trees alternate, repeat after repeat, and the medians, ranges and new ÷
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,12 +39,16 @@ prompts = {t: encode(tok, t) for t in PROMPTS}
 setting = dict(ACCOUNTING, n_new=int(sys.argv[2]), ks=tuple(int(k) for k in sys.argv[3].split(",")))
 class Bar:
     def update(self, n=1): pass
+def greedy():
+    if len(inspect.signature(R.greedy_identity).parameters) == 2:
+        return R.greedy_identity(models, prompts)
+    return R.greedy_identity(models, prompts, Bar())
 def accounting():
     if "texts" in inspect.signature(R.accounting_counts).parameters:
         return R.accounting_counts(models, prompts, list(prompts), setting)
     return [R.accounting_counts(models, prompts, d, k, setting) for d in DRAFTS for k in setting["ks"]]
 out = {}
-for name, stage in (("greedy identity", lambda: R.greedy_identity(models, prompts, Bar())),
+for name, stage in (("greedy identity", greedy),
                     ("alpha spread", lambda: R.alpha_spread(models, prompts)),
                     ("replay", lambda: R.replay(models, prompts)), ("accounting", accounting)):
     cpu, wall = time.process_time(), time.perf_counter()
@@ -56,6 +64,30 @@ def measure(tree, args):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+def whole(tree):
+    """One whole regeneration by tree's generator: (wall seconds, CPU seconds of it and its children)."""
+    with tempfile.TemporaryDirectory() as out:
+        before = os.times()
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "generator", "data", "--quiet", "--models", str(ROOT / "models"),
+                        "--precomputed", str(ROOT / "precomputed"), "--out", str(Path(out) / "c13.json")],
+                       cwd=tree, capture_output=True, text=True, check=True)
+        wall, after = time.perf_counter() - started, os.times()
+    return wall, after.children_user + after.children_system - before.children_user - before.children_system
+
+
+def alternate(ref, repeats, measure_one):
+    """measure_one(tree) for both trees, alternating which goes first; {side: [results]}."""
+    results = {"reference": [], "new": []}
+    for i in range(repeats):
+        order = (("reference", ref), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("reference", ref))
+        for side, tree in order:
+            started = time.perf_counter()
+            results[side].append(measure_one(tree))
+            print(f"repeat {i + 1}/{repeats} {side}: {time.perf_counter() - started:.0f} s", flush=True)
+    return results
+
+
 def spread(values):
     return f"{statistics.median(values):7.2f} ({min(values):.2f}–{max(values):.2f})"
 
@@ -66,18 +98,23 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n-new", type=int, default=ACCOUNTING_N_NEW)
     ap.add_argument("--ks", default="2,6", help="accounting ks measured (comma-separated)")
+    ap.add_argument("--whole-only", action="store_true", help="only the whole regeneration, not the stages")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as ref:
         archive = subprocess.run(["git", "archive", args.ref, "generator", "widgets"], cwd=ROOT,
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", ref], input=archive, check=True)
-        results = {"reference": [], "new": []}
-        for i in range(args.repeats):
-            for side, tree in (("reference", ref), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT),
-                                                                                      ("reference", ref)):
-                started = time.perf_counter()
-                results[side].append(measure(tree, args))
-                print(f"repeat {i + 1}/{args.repeats} {side}: {time.perf_counter() - started:.0f} s", flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; reference {args.ref}")
+        runs = alternate(ref, args.repeats, whole)
+        print(f"\nwhole regeneration (python -m generator data), median (range) over {args.repeats} alternating "
+              "repeats")
+        for i, what in enumerate(("wall seconds", "CPU seconds")):
+            ref_v, new_v = ([r[i] for r in runs[side]] for side in ("reference", "new"))
+            print(f"  {what:16s} reference {spread(ref_v)}  new {spread(new_v)}  new/reference "
+                  f"{spread([n / r for n, r in zip(new_v, ref_v)])}")
+        if args.whole_only:
+            return
+        results = alternate(ref, args.repeats, lambda tree: measure(tree, args))
     print(f"\nCPU seconds per stage, median (range) over {args.repeats} alternating repeats; "
           f"accounting at ks {args.ks}, n_new {args.n_new}, every prompt and seed")
     for stage in results["new"][0]:

@@ -41,9 +41,15 @@ def cmd_models(args):
 
 
 def run_data_stage(models, precomputed, out, progress=True):
-    """Stage 2, models → c13.json: compute every figure and write the sealed, validated file. Returns (data, s)."""
-    from .data.precompute import generate
-    return generate(models, precomputed, out, progress=progress)
+    """Stage 2, models → c13.json: compute every figure and write the sealed, validated file. Returns (data, s).
+    Its worker process starts first, so that it imports torch and loads the models while this process does."""
+    from .data.jobs import SharedJobs
+    pool = SharedJobs("generator.data.precompute:worker_state", (str(models),))
+    try:
+        from .data.precompute import generate
+        return generate(models, precomputed, out, progress=progress, pool=pool)
+    finally:
+        pool.stop()
 
 
 def cmd_data(args):

@@ -67,6 +67,32 @@ def test_accounting_counts_per_prompt_are_the_unbatched_runs_counts(family):
             "tested": sum(len(x["u"]) for r in runs for x in r["rounds"])}
 
 
+@pytest.mark.parametrize("greedy", [False, True])
+def test_rounds_worked_out_one_position_at_a_time_give_the_same_runs(family, greedy):
+    """chunk = 1 (what the accounting and the greedy identity use): a round is drafted and scored one position at
+    a time and stops at the first rejection. The tokens, forward counts and every decision made are
+    speculative_run's; only the drafted tokens after a rejection (never tested) are not drawn."""
+    tok, models = family
+    drafts = {name: models[name] for name in ("c1_dim64", "c1_dim128")}
+    jobs = [(draft, k, tok.encode(text).ids, seed) for text in PROMPTS for draft in drafts for k in (1, 2, 5, 8)
+            for seed in SEEDS[:1]]
+    together = mixed_runs(models["ref_baseline"], drafts, jobs, N_NEW, greedy=greedy, chunk=1)
+    cut = 0
+    for (draft, k, ids, seed), many in zip(jobs, together):
+        one = speculative_run(models["ref_baseline"], drafts[draft], ids, N_NEW, k, seed=seed, greedy=greedy)
+        assert one["tokens"] == many["tokens"], (draft, k, ids)
+        assert (one["target_forwards"], one["draft_forwards"]) == (many["target_forwards"], many["draft_forwards"])
+        assert len(one["rounds"]) == len(many["rounds"])
+        for a, b in zip(one["rounds"], many["rounds"]):
+            drawn = len(b["draft"])
+            assert drawn == min(k, len(a["u"]) + (a["kind"] == "bonus")) and drawn <= k
+            assert (a["draft"][:drawn], a["draw_u"][:drawn]) == (b["draft"], b["draw_u"])
+            assert [a[key] for key in ("u", "accepted", "kind", "final_u", "token")] == \
+                [b[key] for key in ("u", "accepted", "kind", "final_u", "token")]
+            cut += k - drawn
+    assert cut > 0  # the runs did skip drafts that a rejection made moot
+
+
 def test_every_batched_decision_is_the_samplers(family, monkeypatch):
     """The batched loop decides nothing itself: with the sampler's primitives replaced, its runs follow them."""
     tok, models = family

@@ -244,34 +244,30 @@ def test_malformed_anchor_file_is_refused(tmp_path, broken, field):
     assert run.returncode == 2 and "anchor-model.json" in run.stderr and field in run.stderr
 
 
-@pytest.mark.parametrize("stage", ["greedy_identity", "accounting"])
-def test_a_failure_midway_leaves_the_old_json_and_stops_the_workers(tmp_path, monkeypatch, stage):
-    """A stage of the main process fails while the accounting workers run (or the accounting itself fails)."""
+@pytest.mark.parametrize("stage", ["greedy identity", "accounting: 次日，"])
+def test_a_failure_midway_leaves_the_old_json_and_stops_the_worker(tmp_path, monkeypatch, stage):
+    """A stage fails in this process while the worker process (jobs.py) runs the others: the old c13.json stays,
+    nothing else is written, and the worker is stopped, not left computing to the end."""
     import generator.data.precompute as pc
-    import generator.data.runs as runs
     out = tmp_path / "c13.json"
     out.write_text("old\n")
     started = []
 
-    class Recorded(runs.AccountingRuns):
+    class Recorded(pc.SharedJobs):
         def __init__(self, *a, **k):
             super().__init__(*a, **k)
             started.append(self)
 
     def boom(*a, **k):
         raise RuntimeError("interrupted")
-    monkeypatch.setattr(pc, stage, boom)
-    monkeypatch.setattr(pc, "AccountingRuns", Recorded)
+    monkeypatch.setitem(pc.STAGES, stage, (1e9, boom))  # first in line, so this process takes it
+    monkeypatch.setattr(pc, "SharedJobs", Recorded)
     with pytest.raises(RuntimeError, match="interrupted"):
         pc.generate(MODELS, PRECOMPUTED, out, progress=False)
     assert out.read_text() == "old\n" and sorted(os.listdir(tmp_path)) == ["c13.json"]
-    [runs_started] = started
-    if runs_started.pool is not None:  # the workers were stopped, not left computing their jobs to the end
-        from concurrent.futures import wait
-        futures = runs_started.futures.values()
-        wait(futures, timeout=5)
-        assert all(f.done() for f in futures)
-        assert any(f.cancelled() or f.exception() is not None for f in futures)
+    [pool] = started
+    if pool.process is not None:
+        assert not pool.process.is_alive()
 
 
 def test_an_impossible_setting_is_refused(tmp_path, monkeypatch):

@@ -31,6 +31,18 @@ def test_greedy_speculative_equals_the_targets_own_greedy(family):
                 assert res["tokens"][:24] == reference, (text, draft, k)
 
 
+def test_the_cached_greedy_reference_is_the_plain_forwards_greedy_text(family):
+    """greedy_decode runs the target with its KV cache; a full forward over the whole text at every step (no
+    cache at all) picks the same tokens."""
+    tok, models = family
+    for text in PROMPTS:
+        tokens = tok.encode(text).ids
+        with torch.inference_mode():
+            for _ in range(24):
+                tokens.append(sampler.greedy_pick(distributions(models["ref_baseline"], tokens)[-1].tolist()))
+        assert greedy_decode(models["ref_baseline"], tok.encode(text).ids, 24) == tokens[-24:], text
+
+
 def test_rounds_yield_1_to_k_plus_1_and_forwards_are_counted(family):
     tok, models = family
     ids = tok.encode(PROMPTS[0]).ids

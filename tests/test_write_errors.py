@@ -29,7 +29,7 @@ def test_data_on_a_full_disk_keeps_the_old_file_and_says_what_to_do(tmp_path, mo
     out = tmp_path / "c13.json"
     out.write_text('{"old": true}\n', encoding="utf-8")
 
-    def generate(models_dir, precomputed_dir, out_path=None, progress=True):  # writes as the data stage does
+    def generate(models_dir, precomputed_dir, out_path=None, progress=True, pool=None):  # writes as the data stage does
         atomic.write_json(out_path, {"schema_version": 0})
         raise AssertionError("the write should have failed")
 

@@ -2,37 +2,37 @@
 
 Torch runs the models; every decision is widgets/sampler.py's (through speculative.py and batched.py). The
 accounting runs are independent: those of one prompt (every draft, k and seed) advance together as one batch
-(batched.py), and these jobs run in a worker process (AccountingRuns) while the main process computes everything
-else, then in both. The greedy identity's runs are batched the same way.
+(batched.py), each round worked out one drafted position at a time (ROUND_CHUNK), so that what follows a
+rejection is never computed. The greedy identity's runs are batched the same way. precompute.py runs these
+stages as jobs in two processes (jobs.py).
 """
-import multiprocessing
-import os
 import random
-from concurrent.futures import ProcessPoolExecutor
-
-import torch
 
 from ..errors import SettingError
-from ..models.checkpoint import DRAFTS, TARGET, load_family
+from ..models.checkpoint import DRAFTS, TARGET
 from .batched import mixed_runs
 from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
 from .shared_sampler import sampler
-from .speculative import distributions, greedy_decode, speculative_run
+from .speculative import Decoder, distributions, greedy_decode, speculative_run
+
+# Drafted positions worked out at a time in the batched runs (batched.py): the counts and tokens are the same for
+# any value; 1 was the fastest of 1, 2, 3, 4 and k on the build machine (2.3× faster than whole rounds).
+ROUND_CHUNK = 1
 
 
-def greedy_identity(models, prompts, bar):
+def greedy_identity(models, prompts):
     """At T = 0 speculative decoding must give exactly the target's own greedy text, for every draft and k."""
     reference = {text: greedy_decode(models[TARGET], ids, GREEDY["n_new"]) for text, ids in prompts.items()}
     jobs = [(text, draft, k) for text in prompts for draft in DRAFTS for k in GREEDY["ks"]]
     results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
-                         [(draft, k, prompts[text], None) for text, draft, k in jobs], GREEDY["n_new"], greedy=True)
+                         [(draft, k, prompts[text], None) for text, draft, k in jobs], GREEDY["n_new"], greedy=True,
+                         chunk=ROUND_CHUNK)
     runs = []
     for (text, draft, k), res in zip(jobs, results):
         out = res["tokens"][:GREEDY["n_new"]]
         runs.append({"prompt": text, "draft": draft, "k": k, "identical": out == reference[text],
                      "tokens": out, "rounds": len(res["rounds"]),
                      "target_forwards": res["target_forwards"], "draft_forwards": res["draft_forwards"]})
-    bar.update(len(runs))
     return {"n_new": GREEDY["n_new"], "ks": list(GREEDY["ks"]), "runs": runs, "reference": reference,
             "identical": sum(r["identical"] for r in runs), "total": len(runs)}
 
@@ -73,7 +73,8 @@ def accounting_counts(models, prompts, texts, setting=ACCOUNTING):
     jobs = [(draft, k, text, seed) for text in texts for draft in DRAFTS for k in setting["ks"]
             for seed in setting["seeds"]]
     results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
-                         [(draft, k, prompts[text], seed) for draft, k, text, seed in jobs], setting["n_new"])
+                         [(draft, k, prompts[text], seed) for draft, k, text, seed in jobs], setting["n_new"],
+                         chunk=ROUND_CHUNK)
     out = {job[:3]: dict.fromkeys(COUNTS, 0) for job in jobs}
     for job, res in zip(jobs, results):
         counts = out[job[:3]]
@@ -136,78 +137,9 @@ def draft_accounting(models, draft, table):
             "measured_best_k": measured_best["k"], "measured_best_speedup": measured_best["measured_speedup"]}
 
 
-_WORKER = {}
-
-
-def _start_worker(models_dir, prompts, setting):
-    torch.set_num_threads(1)
-    _, models = load_family(models_dir)
-    _WORKER.update(models={name: m.double() for name, m in models.items()}, prompts=prompts, setting=setting)
-
-
-def _worker_counts(text):
-    return accounting_counts(_WORKER["models"], _WORKER["prompts"], [text], _WORKER["setting"])
-
-
-class AccountingRuns:
-    """The accounting table's runs, one job per prompt (its runs for every draft, k and seed, batched), handed to
-    a worker process as soon as this is made, longest first (the longest prompt first), while the main process
-    computes the other stages. Then counts() has the main process run the jobs no worker has started yet,
-    shortest first, so that both processes work to the end. Two processes in all (one worker) when there are two cores; with one core
-    (or workers=0) every job runs in counts(). cancel() abandons the jobs after an error."""
-
-    def __init__(self, models_dir, models, prompts, bar, workers=None):
-        self.models, self.prompts, self.bar = models, prompts, bar
-        self.runs_per_job = len(DRAFTS) * len(ACCOUNTING["ks"]) * len(ACCOUNTING["seeds"])
-        self.jobs = sorted(prompts, key=lambda text: len(prompts[text]), reverse=True)
-        cores = min(2, os.cpu_count() or 1)
-        workers = (cores - 1) if workers is None else workers
-        self.pool, self.futures = None, {}
-        if workers > 0:
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker,
-                                            initargs=(str(models_dir), prompts, dict(ACCOUNTING)))
-            for job in self.jobs:
-                self.futures[job] = self.pool.submit(_worker_counts, job)
-                self.futures[job].add_done_callback(self._done)
-
-    def _done(self, future):
-        if not future.cancelled():
-            self.bar.update(self.runs_per_job)
-
-    def _run_here(self, job):
-        counts = accounting_counts(self.models, self.prompts, [job])
-        self.bar.update(self.runs_per_job)
-        return counts
-
-    def counts(self):
-        """{(draft, k, prompt): counts}: the jobs not started by a worker run here (shortest first), then the
-        workers' results are collected."""
-        done = {}
-        try:
-            for job in reversed(self.jobs):
-                if self.pool is not None and not self.futures[job].cancel():
-                    break  # a worker has this job, hence (longest first) every job before it
-                done[job] = self._run_here(job)
-            done.update({job: future.result() for job, future in self.futures.items() if job not in done})
-        except BaseException:
-            self.cancel()
-            raise
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
-        return {key: counts for per_job in done.values() for key, counts in per_job.items()}
-
-    def cancel(self):
-        """Stop the workers now (after an error elsewhere): a job left running would hold the exit for seconds."""
-        if self.pool is not None:
-            for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # no public way in 3.11
-                process.terminate()
-            self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def accounting(runs):
-    """The accounting table from the finished runs: per draft, c, the rows by k and the best k."""
-    counts, models = runs.counts(), runs.models
+def accounting(models, prompts, counts):
+    """The accounting table from the finished runs' counts ({(draft, k, prompt): counts}, accounting_counts'):
+    per draft, c, the rows by k and the best k."""
     out = {"prompts": list(PROMPTS), "seeds": list(ACCOUNTING["seeds"]), "n_new": ACCOUNTING["n_new"],
            "c_definition": "weights read per draft forward ÷ weights read per target forward "
                            "(parameter counts; at batch 1 every forward reads all of its model's weights)",
@@ -215,17 +147,17 @@ def accounting(runs):
                                "every k; each row keeps its own k's rate as a measurement",
            "interval": "95% Wilson score interval, each tested position taken as independent", "drafts": {}}
     for draft in DRAFTS:
-        table = [accounting_row(models, draft, k, [counts[(draft, k, text)] for text in runs.prompts])
+        table = [accounting_row(models, draft, k, [counts[(draft, k, text)] for text in prompts])
                  for k in ACCOUNTING["ks"]]
         out["drafts"][draft] = draft_accounting(models, draft, table)
     return out
 
 
 def sample_target(model, ids, n_new, rng):
-    """The target's own text at T = 1, one full forward per token; each token drawn by sampler.draw."""
-    tokens = list(ids)
+    """The target's own text at T = 1, one cached forward per token; each token drawn by sampler.draw."""
+    decoder, tokens = Decoder(model), list(ids)
     for _ in range(n_new):
-        tokens.append(sampler.draw(distributions(model, tokens)[-1].tolist(), rng.random()))
+        tokens.append(sampler.draw(decoder.probs(tokens, 1)[0].tolist(), rng.random()))
     return tokens
 
 

@@ -86,13 +86,12 @@ def speculative_run(target, draft, prompt, n_new, k, seed=0, greedy=False, keep_
             "target_forwards": tgt.forwards, "draft_forwards": dft.forwards}
 
 
-@torch.inference_mode()
 def greedy_decode(model, prompt, n_new):
-    """The reference: one token at a time, a full forward over the whole sequence each step, no cache;
-    the pick is sampler.greedy_pick, the same T = 0 rule as the speculative runs."""
-    tokens = list(prompt)
+    """The reference: the target's own greedy decoding, one token at a time with its KV cache (Decoder), the
+    pick made by sampler.greedy_pick, the same T = 0 rule as the speculative runs."""
+    decoder, tokens = Decoder(model), list(prompt)
     for _ in range(n_new):
-        tokens.append(sampler.greedy_pick(model(torch.tensor([tokens]))[0, -1].tolist()))
+        tokens.append(sampler.greedy_pick(decoder.probs(tokens, 1)[0].tolist()))
     return tokens[len(prompt):]
 
 

@@ -20,18 +20,28 @@ TV_CURVE = {"ns": tuple(10 ** e for e in range(2, 7)),  # 10², …, 10⁶
             "schemes": ("correct", "direct", "resample_p")}
 
 
-def tv_curve(dists, settings=TV_CURVE):
+def tv_points(dists, scheme, settings=TV_CURVE):
+    """One scheme's part of the figure: its seeds and, for each seed, the TV to p at every n of settings["ns"]."""
+    pair = _pair(dists)
+    count, j = settings["seeds"], list(settings["schemes"]).index(scheme)
+    seeds = [settings["seed"] + j * count + i for i in range(count)]
+    return seeds, [[sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"] for n in settings["ns"]]
+                   for seed in seeds]
+
+
+def tv_curve(dists, settings=TV_CURVE, points=None):
     """The figure's points for PREFIXES[0] and the small draft: per scheme, its seeds and, for each seed, the TV of
-    the output histogram to p at every n of settings["ns"]; with the closed-form TV that resample_p tends to."""
-    prefix, draft = PREFIXES[0], DRAFTS[0]
-    entry = dists[prefix]
-    pair = sampler.Pair(entry["p"], entry["q"][draft])
-    ns, count = list(settings["ns"]), settings["seeds"]
-    seeds, tvs = {}, {}
-    for j, scheme in enumerate(settings["schemes"]):
-        seeds[scheme] = [settings["seed"] + j * count + i for i in range(count)]
-        tvs[scheme] = [[sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"] for n in ns]
-                       for seed in seeds[scheme]]
-    return {"prefix": prefix, "draft": draft, "ns": ns, "seed": settings["seed"],
-            "schemes": list(settings["schemes"]), "seeds": seeds, "tv": tvs,
+    the output histogram to p at every n of settings["ns"]; with the closed-form TV that resample_p tends to.
+    points: {scheme: tv_points(dists, scheme, settings)} when computed already (each scheme may run elsewhere)."""
+    pair = _pair(dists)
+    points = points or {scheme: tv_points(dists, scheme, settings) for scheme in settings["schemes"]}
+    return {"prefix": PREFIXES[0], "draft": DRAFTS[0], "ns": list(settings["ns"]), "seed": settings["seed"],
+            "schemes": list(settings["schemes"]),
+            "seeds": {scheme: points[scheme][0] for scheme in settings["schemes"]},
+            "tv": {scheme: points[scheme][1] for scheme in settings["schemes"]},
             "closed_form_tv": sampler.resample_p_tv(pair.p, pair.q)}
+
+
+def _pair(dists):
+    entry = dists[PREFIXES[0]]
+    return sampler.Pair(entry["p"], entry["q"][DRAFTS[0]])

@@ -1,0 +1,112 @@
+"""Independent jobs shared by this process and one worker process, taken in turn from one list.
+
+gen_c13_precomputed's stages do not depend on each other, so they run as jobs, listed longest first. The worker
+is spawned at once (it loads the models while this process checks the inputs); then each process, when free,
+takes the next job of the list, so the long jobs start first and the short ones fill the end: neither process
+waits for the other longer than one short job. A job is (key, function, args) with a module-level function,
+called as function(state, *args): in the worker, state is what setup(*setup_args) returned there, setup being
+named "module:function" so that the worker can start before this process has imported it (and torch); here, the
+state given to run().
+
+    jobs = SharedJobs("package.module:setup", setup_args)  # the worker starts (none with workers=0, or one core)
+    results = jobs.run(state, job_list, on_done)           # {key: result}; on_done(key) as each job finishes
+"""
+import importlib
+import multiprocessing
+import os
+import queue
+import traceback
+
+
+class JobFailed(RuntimeError):
+    """A job failed in the worker process: its key and the worker's traceback."""
+
+
+def _take(lock, ends):
+    """The index of the next job not taken yet (ends: the next index, the number of jobs); None when none is left."""
+    with lock:
+        if ends[0] >= ends[1]:
+            return None
+        ends[0] += 1
+        return ends[0] - 1
+
+
+def _worker(setup, setup_args, inbox, lock, ends, outbox):
+    try:
+        module, name = setup.split(":")
+        state = getattr(importlib.import_module(module), name)(*setup_args)
+        jobs = inbox.get()
+        while (i := _take(lock, ends)) is not None:
+            key, function, args = jobs[i]
+            try:
+                outbox.put(("done", key, function(state, *args)))
+            except BaseException:
+                outbox.put(("failed", key, traceback.format_exc()))
+                return
+    except BaseException:
+        outbox.put(("failed", "the worker's set-up", traceback.format_exc()))
+        return
+    outbox.put(("finished", None, None))
+
+
+class SharedJobs:
+    def __init__(self, setup, setup_args=(), workers=None):
+        workers = (min(2, os.cpu_count() or 1) - 1) if workers is None else workers
+        ctx = multiprocessing.get_context("spawn")
+        self.lock, self.ends = ctx.Lock(), ctx.Array("i", [0, 0], lock=False)
+        self.inbox, self.outbox, self.process = ctx.Queue(), ctx.Queue(), None
+        if workers > 0:
+            self.process = ctx.Process(target=_worker, daemon=True, name="gen_c13_precomputed worker",
+                                       args=(setup, setup_args, self.inbox, self.lock, self.ends, self.outbox))
+            self.process.start()
+
+    def run(self, state, jobs, on_done=lambda key: None):
+        """Run jobs (a list of (key, function, args), longest first) in both processes; {key: result}."""
+        results, self.finished = {}, self.process is None
+        try:
+            with self.lock:
+                self.ends[0], self.ends[1] = 0, len(jobs)
+            if self.process is not None:
+                self.inbox.put(jobs)
+            while (i := _take(self.lock, self.ends)) is not None:
+                key, function, args = jobs[i]
+                results[key] = function(state, *args)
+                on_done(key)
+                self._collect(results, on_done, block=False)
+            while not self.finished:
+                self._collect(results, on_done, block=True)
+        except BaseException:
+            self.stop()
+            raise
+        self.stop()
+        return results
+
+    def _collect(self, results, on_done, block):
+        """Take what the worker has sent (waiting until it sends something, if block): its results, its failure,
+        or that it has finished."""
+        while not self.finished:
+            try:
+                kind, key, value = self.outbox.get(timeout=1) if block else self.outbox.get_nowait()
+            except queue.Empty:
+                if not block:
+                    return
+                if not self.process.is_alive():
+                    raise JobFailed(f"the worker process stopped (exit code {self.process.exitcode}) "
+                                    "before finishing its jobs") from None
+                continue
+            if kind == "failed":
+                raise JobFailed(f"{key} failed in the worker process:\n{value}")
+            if kind == "finished":
+                self.finished = True
+            else:
+                results[key] = value
+                on_done(key)
+            if block:
+                return
+
+    def stop(self):
+        """End the worker now (after an error, or once everything is collected)."""
+        if self.process is not None and self.process.is_alive():
+            self.process.terminate()
+        if self.process is not None:
+            self.process.join(5)

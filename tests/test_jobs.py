@@ -1,0 +1,68 @@
+"""generator/data/jobs.py: the regeneration's stages shared by this process and one spawned worker."""
+import os
+import time
+
+import pytest
+
+from generator.data.jobs import JobFailed, SharedJobs
+
+
+def setup(tag):
+    """The worker's state: its tag and its process id."""
+    return tag, os.getpid()
+
+
+def square(state, x):
+    time.sleep(0.05)  # long enough that the worker, once started, takes some of the jobs
+    return x * x, state[1]
+
+
+def fail_here(state, x):
+    if state[0] == "main":
+        raise RuntimeError("interrupted")
+    time.sleep(0.05)
+    return x
+
+
+def fail_in_worker(state, x):
+    if state[0] == "worker":
+        raise ValueError(f"job {x} fails in the worker")
+    time.sleep(0.2)
+    return x
+
+
+def test_every_job_runs_once_and_both_processes_share_them():
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
+    done = []
+    results = jobs.run(("main", os.getpid()), [(x, square, (x,)) for x in range(40)], on_done=done.append)
+    assert sorted(done) == list(range(40)) and {k: v[0] for k, v in results.items()} == {x: x * x for x in range(40)}
+    pids = {pid for _, pid in results.values()}
+    assert os.getpid() in pids and len(pids) == 2, "each process took some of the jobs"
+    assert not jobs.process.is_alive()
+
+
+def test_without_a_worker_every_job_runs_here():
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=0)
+    results = jobs.run(("main", os.getpid()), [(x, square, (x,)) for x in range(3)])
+    assert jobs.process is None and {pid for _, pid in results.values()} == {os.getpid()}
+
+
+def test_a_job_failing_in_the_worker_names_the_job_and_shows_its_traceback():
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
+    with pytest.raises(JobFailed, match=r"(?s)failed in the worker process.*ValueError: job \d+ fails in the worker"):
+        jobs.run(("main", os.getpid()), [(x, fail_in_worker, (x,)) for x in range(50)])
+    assert not jobs.process.is_alive()
+
+
+def test_a_failure_here_stops_the_worker_at_once():
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
+    started = time.perf_counter()
+    with pytest.raises(RuntimeError, match="interrupted"):
+        jobs.run(("main", os.getpid()), [(x, fail_here, (x,)) for x in range(200)])
+    assert not jobs.process.is_alive() and time.perf_counter() - started < 8
+
+
+def test_a_broken_set_up_is_reported_not_waited_for():
+    jobs = SharedJobs(f"{__name__}:no_such_setup", (), workers=1)
+    with pytest.raises(JobFailed, match="the worker's set-up.*\n(?s:.*)no_such_setup"):
+        jobs.run(("main", os.getpid()), [(x, square, (x,)) for x in range(400)])
