@@ -119,3 +119,13 @@ def test_runs_of_every_draft_and_k_in_one_batch_are_the_unbatched_runs(family):
             assert one["tokens"] == many["tokens"] and decisions(one) == decisions(many), (draft, k, ids, greedy)
             assert (one["target_forwards"], one["draft_forwards"]) == (many["target_forwards"],
                                                                        many["draft_forwards"])
+
+
+def test_progress_is_heard_after_every_step_and_ends_at_one(family):
+    """mixed_runs(progress=…): the share of the tokens to generate that is done, rising to 1 at the end."""
+    tok, models = family
+    heard = []
+    jobs = [("c1_dim64", k, tok.encode(PROMPTS[0]).ids, 1) for k in (1, 4)]
+    mixed_runs(models["ref_baseline"], {"c1_dim64": models["c1_dim64"]}, jobs, 10, chunk=1, progress=heard.append)
+    assert heard == sorted(heard) and 0 < heard[0] < 1 and heard[-1] == 1.0
+    assert len(heard) >= 10 // 5 + 1  # at least one report per round of the faster run

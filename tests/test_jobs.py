@@ -12,19 +12,19 @@ def setup(tag):
     return tag, os.getpid()
 
 
-def square(state, x):
+def square(state, report, x):
     time.sleep(0.05)  # long enough that the worker, once started, takes some of the jobs
     return x * x, state[1]
 
 
-def fail_here(state, x):
+def fail_here(state, report, x):
     if state[0] == "main":
         raise RuntimeError("interrupted")
     time.sleep(0.05)
     return x
 
 
-def fail_in_worker(state, x):
+def fail_in_worker(state, report, x):
     if state[0] == "worker":
         raise ValueError(f"job {x} fails in the worker")
     time.sleep(0.2)
@@ -39,6 +39,25 @@ def test_every_job_runs_once_and_both_processes_share_them():
     pids = {pid for _, pid in results.values()}
     assert os.getpid() in pids and len(pids) == 2, "each process took some of the jobs"
     assert not jobs.process.is_alive()
+
+
+def halves(state, report, x):
+    """Reports its progress twice, then returns its process id."""
+    report(0.5)
+    time.sleep(0.05)
+    report(1.0)
+    return state[1]
+
+
+def test_progress_reaches_this_process_from_both_processes_while_it_works():
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
+    heard = []
+    results = jobs.run(("main", os.getpid()), [(x, halves, (x,)) for x in range(30)],
+                       on_progress=lambda key, fraction: heard.append((key, fraction)))
+    assert len(set(results.values())) == 2, "each process took some of the jobs"
+    assert sorted(heard) == sorted((x, f) for x in range(30) for f in (0.5, 1.0))
+    for x in range(30):  # a job's own reports arrive in order
+        assert [f for key, f in heard if key == x] == [0.5, 1.0]
 
 
 def test_without_a_worker_every_job_runs_here():

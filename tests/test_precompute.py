@@ -285,3 +285,22 @@ def test_input_error_names_the_anchor_section(tmp_path):
     path.write_text(json.dumps({"model": {"name": "x"}}))
     with pytest.raises(InputError, match="hardware: section is missing|model.vocab_size"):
         load_anchor(path)
+
+
+def test_the_stages_bar_moves_with_each_stage_by_its_weight(capsys):
+    """make data's bar: a stage's reported share moves it by that share of the stage's estimated seconds, never
+    back; a finished stage counts whole and is named."""
+    import generator.data.precompute as pc
+    names = ["greedy identity", "replay"]
+    bar = pc.StagesBar(names, enabled=True)
+    total = pc.STAGES["greedy identity"][0] + pc.STAGES["replay"][0]
+    bar.moved("greedy identity", 0.5)
+    assert bar.bar.n == pytest.approx(pc.STAGES["greedy identity"][0] / 2)
+    bar.moved("greedy identity", 0.25)  # a late report never moves it back
+    assert bar.bar.n == pytest.approx(pc.STAGES["greedy identity"][0] / 2)
+    bar.done("replay")
+    bar.done("greedy identity")
+    assert bar.bar.n == pytest.approx(total)
+    bar.close()
+    shown = capsys.readouterr().err
+    assert "100%" in shown and "2/2 stages, last: greedy identity" in shown

@@ -91,3 +91,10 @@ def test_the_contract_refuses_a_broken_curve_naming_the_field(data, tmp_path, ch
     with pytest.raises(InputError) as err:
         contract.validate(broken(data, change), tmp_path / "c13.json")
     assert field in str(err.value)
+
+
+def test_tv_points_report_each_seed_done():
+    from generator.data.tv_curve import tv_points
+    heard = []
+    seeds, points = tv_points(tiny_dists(), "correct", SMALL, progress=heard.append)
+    assert heard == [(i + 1) / SMALL["seeds"] for i in range(SMALL["seeds"])] and len(points) == len(seeds)

@@ -124,10 +124,11 @@ def speculative_runs(target, draft, jobs, n_new, k, chunk=None):
                       chunk=chunk)
 
 
-def mixed_runs(target, drafts, jobs, n_new, greedy=False, chunk=None):
+def mixed_runs(target, drafts, jobs, n_new, greedy=False, chunk=None, progress=None):
     """speculative_run(target, drafts[name], prompt, n_new, k, seed=seed, greedy=greedy) for every
     (name, k, prompt, seed) in jobs, all together; with chunk, each round worked out `chunk` drafted positions
-    at a time (see the module's text). Returns their results in the order of jobs."""
+    at a time (see the module's text). progress(fraction), if given, hears after each step which share of the
+    tokens to generate is done. Returns their results in the order of jobs."""
     runs = [Run(*job) for job in jobs]
     for run in runs:
         check_fits(target, run.prompt, n_new, run.k)
@@ -151,6 +152,8 @@ def mixed_runs(target, drafts, jobs, n_new, greedy=False, chunk=None):
             at += last
         for run in active:
             _verify(run, tgt, dfts[run.draft], greedy)
+        if progress:
+            progress(sum(min(run.new(), n_new) for run in runs) / (n_new * len(runs)))
         going = [run for run in active if run.new() < n_new]
         if len(going) < len(active):  # finished runs leave the batch; their cache rows once a quarter is idle
             active = _placed(going, tgt, dfts, keep=4 * len(going) <= 3 * len(tgt.lengths))

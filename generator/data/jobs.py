@@ -4,12 +4,13 @@ gen_c13_precomputed's stages do not depend on each other, so they run as jobs, l
 is spawned at once (it loads the models while this process checks the inputs); then each process, when free,
 takes the next job of the list, so the long jobs start first and the short ones fill the end: neither process
 waits for the other longer than one short job. A job is (key, function, args) with a module-level function,
-called as function(state, *args): in the worker, state is what setup(*setup_args) returned there, setup being
-named "module:function" so that the worker can start before this process has imported it (and torch); here, the
-state given to run().
+called as function(state, report, *args): in the worker, state is what setup(*setup_args) returned there, setup
+being named "module:function" so that the worker can start before this process has imported it (and torch);
+here, the state given to run(). report(fraction) says how much of its work the job has done so far (0 to 1): it
+reaches on_progress(key, fraction) in this process, from either process, while this one works on its own jobs.
 
     jobs = SharedJobs("package.module:setup", setup_args)  # the worker starts (none with workers=0, or one core)
-    results = jobs.run(state, job_list, on_done)           # {key: result}; on_done(key) as each job finishes
+    results = jobs.run(state, job_list, on_done, on_progress)  # {key: result}; on_done(key) as each job finishes
 """
 import importlib
 import multiprocessing
@@ -39,7 +40,8 @@ def _worker(setup, setup_args, inbox, lock, ends, outbox):
         while (i := _take(lock, ends)) is not None:
             key, function, args = jobs[i]
             try:
-                outbox.put(("done", key, function(state, *args)))
+                outbox.put(("done", key, function(state, lambda fraction, key=key: outbox.put(
+                    ("progress", key, fraction)), *args)))
             except BaseException:
                 outbox.put(("failed", key, traceback.format_exc()))
                 return
@@ -60,9 +62,10 @@ class SharedJobs:
                                        args=(setup, setup_args, self.inbox, self.lock, self.ends, self.outbox))
             self.process.start()
 
-    def run(self, state, jobs, on_done=lambda key: None):
+    def run(self, state, jobs, on_done=lambda key: None, on_progress=lambda key, fraction: None):
         """Run jobs (a list of (key, function, args), longest first) in both processes; {key: result}."""
         results, self.finished = {}, self.process is None
+        self.on_done, self.on_progress = on_done, on_progress
         try:
             with self.lock:
                 self.ends[0], self.ends[1] = 0, len(jobs)
@@ -70,20 +73,26 @@ class SharedJobs:
                 self.inbox.put(jobs)
             while (i := _take(self.lock, self.ends)) is not None:
                 key, function, args = jobs[i]
-                results[key] = function(state, *args)
+                results[key] = function(state, lambda fraction, key=key: self._report(results, key, fraction), *args)
                 on_done(key)
-                self._collect(results, on_done, block=False)
+                self._collect(results, block=False)
             while not self.finished:
-                self._collect(results, on_done, block=True)
+                self._collect(results, block=True)
         except BaseException:
             self.stop()
             raise
         self.stop()
         return results
 
-    def _collect(self, results, on_done, block):
-        """Take what the worker has sent (waiting until it sends something, if block): its results, its failure,
-        or that it has finished."""
+    def _report(self, results, key, fraction):
+        """A job of this process reports its progress; the worker's news is taken meanwhile (its results, its
+        progress, or its failure, which stops this job too)."""
+        self.on_progress(key, fraction)
+        self._collect(results, block=False)
+
+    def _collect(self, results, block):
+        """Take what the worker has sent (waiting until it sends something, if block): its results, its progress,
+        its failure, or that it has finished."""
         while not self.finished:
             try:
                 kind, key, value = self.outbox.get(timeout=1) if block else self.outbox.get_nowait()
@@ -98,9 +107,12 @@ class SharedJobs:
                 raise JobFailed(f"{key} failed in the worker process:\n{value}")
             if kind == "finished":
                 self.finished = True
+            elif kind == "progress":
+                self.on_progress(key, value)
+                continue  # news, not a result: a blocking wait goes on
             else:
                 results[key] = value
-                on_done(key)
+                self.on_done(key)
             if block:
                 return
 

@@ -112,26 +112,53 @@ def offline_checks(dists):
 
 
 # The stages that take time, as jobs for this process and one worker (jobs.py), with their CPU seconds on the
-# build machine: only the order of the jobs (longest first) depends on these, never a figure.
+# build machine: the order of the jobs (longest first) and the progress bar's weights depend on these, never a
+# figure. Each is called with the models, the prompts' ids, E2's stored p and q, and progress(fraction).
 STAGES = {
-    "greedy identity": (2.8, lambda models, prompts, dists: greedy_identity(models, prompts)),
-    "replay": (0.6, lambda models, prompts, dists: replay(models, prompts)),
-    "α per position": (1.2, lambda models, prompts, dists: alpha_spread(models, prompts)),
-    "offline sampler checks": (2.0, lambda models, prompts, dists: offline_checks(dists)),
+    "greedy identity": (2.2, lambda models, prompts, dists, progress: greedy_identity(models, prompts, progress)),
+    "replay": (0.3, lambda models, prompts, dists, progress: replay(models, prompts)),
+    "α per position": (0.8, lambda models, prompts, dists, progress: alpha_spread(models, prompts)),
+    "offline sampler checks": (1.3, lambda models, prompts, dists, progress: offline_checks(dists)),
 }
-STAGES.update({f"TV against n: {scheme}": (1.8, lambda models, prompts, dists, s=scheme: tv_points(dists, s))
-               for scheme in TV_CURVE["schemes"]})
+STAGES.update({f"TV against n: {scheme}": (seconds, lambda models, prompts, dists, progress, s=scheme:
+                                           tv_points(dists, s, progress=progress))
+               for scheme, seconds in zip(TV_CURVE["schemes"], (2.0, 1.2, 1.9))})
 # the accounting's runs after two prompts (every draft, k and seed) in one batch: 13% less work than one prompt
 # at a time (a forward costs less per run), and with more in one batch no less
 GROUPS = [PROMPTS[i:i + 2] for i in range(0, len(PROMPTS), 2)]
-STAGES.update({"accounting: " + " ".join(group): (6.5 * len(group), lambda models, prompts, dists, g=group:
-                                                   accounting_counts(models, prompts, list(g)))
+STAGES.update({"accounting: " + " ".join(group): (6.0 * len(group), lambda models, prompts, dists, progress, g=group:
+                                                   accounting_counts(models, prompts, list(g), progress=progress))
                for group in GROUPS})
 
 
-def stage_job(state, name):
-    """Run one stage: state is (models, prompts, dists), the float64 models, the prompts' ids, E2's stored p, q."""
-    return STAGES[name][1](*state)
+def stage_job(state, progress, name):
+    """Run one stage: state is (models, prompts, dists), the float64 models, the prompts' ids, E2's stored p, q;
+    progress(fraction) hears how far it is."""
+    return STAGES[name][1](*state, progress)
+
+
+class StagesBar:
+    """The progress bar of the stages running in both processes: each weighs its estimated seconds (STAGES) and
+    moves as it reports; the stages finished so far are counted after it."""
+
+    def __init__(self, names, enabled):
+        self.weights, self.shares = {n: STAGES[n][0] for n in names}, dict.fromkeys(names, 0.0)
+        self.bar = tqdm(total=sum(self.weights.values()), desc=GENERATOR_NAME, disable=not enabled,
+                        dynamic_ncols=True, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}"
+                                                       "{postfix}")
+        self.finished = 0
+
+    def moved(self, name, share):
+        self.shares[name] = max(self.shares[name], share)
+        self.bar.update(sum(w * self.shares[n] for n, w in self.weights.items()) - self.bar.n)
+
+    def done(self, name):
+        self.finished += 1
+        self.bar.set_postfix_str(f"{self.finished}/{len(self.weights)} stages, last: {name}", refresh=False)
+        self.moved(name, 1.0)
+
+    def close(self):
+        self.bar.close()
 
 
 def worker_state(models_dir):
@@ -168,9 +195,9 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
             check_fits(models[TARGET], ids, ACCOUNTING["n_new"], max(ACCOUNTING["ks"]))
         dists = prefix_distributions(models, prompts)
         names = sorted(STAGES, key=lambda name: -STAGES[name][0])
-        bar = tqdm(total=len(names), desc=GENERATOR_NAME, unit="stage", disable=not progress, dynamic_ncols=True)
+        bar = StagesBar(names, progress)
         done = pool.run((models, prompts, dists), [(name, stage_job, (name,)) for name in names],
-                        on_done=lambda name: (bar.set_postfix_str(name), bar.update()))
+                        on_done=bar.done, on_progress=bar.moved)
         bar.close()
     finally:
         pool.stop()

@@ -20,13 +20,14 @@ from .speculative import Decoder, distributions, greedy_decode, speculative_run
 ROUND_CHUNK = 1
 
 
-def greedy_identity(models, prompts):
-    """At T = 0 speculative decoding must give exactly the target's own greedy text, for every draft and k."""
+def greedy_identity(models, prompts, progress=None):
+    """At T = 0 speculative decoding must give exactly the target's own greedy text, for every draft and k.
+    progress(fraction), if given, hears how far the speculative runs are (the references take a fifth of it)."""
     reference = {text: greedy_decode(models[TARGET], ids, GREEDY["n_new"]) for text, ids in prompts.items()}
     jobs = [(text, draft, k) for text in prompts for draft in DRAFTS for k in GREEDY["ks"]]
     results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
                          [(draft, k, prompts[text], None) for text, draft, k in jobs], GREEDY["n_new"], greedy=True,
-                         chunk=ROUND_CHUNK)
+                         chunk=ROUND_CHUNK, progress=progress and (lambda done: progress(0.2 + 0.8 * done)))
     runs = []
     for (text, draft, k), res in zip(jobs, results):
         out = res["tokens"][:GREEDY["n_new"]]
@@ -67,14 +68,14 @@ def draft_cost(models, draft):
 COUNTS = ("tokens", "target_forwards", "draft_forwards", "accepted", "tested")
 
 
-def accounting_counts(models, prompts, texts, setting=ACCOUNTING):
+def accounting_counts(models, prompts, texts, setting=ACCOUNTING, progress=None):
     """The runs after the given prompts, one per draft, k and seed, all advanced together (mixed_runs), as
-    summable counts: {(draft, k, prompt text): counts}."""
+    summable counts: {(draft, k, prompt text): counts}. progress: mixed_runs'."""
     jobs = [(draft, k, text, seed) for text in texts for draft in DRAFTS for k in setting["ks"]
             for seed in setting["seeds"]]
     results = mixed_runs(models[TARGET], {draft: models[draft] for draft in DRAFTS},
                          [(draft, k, prompts[text], seed) for draft, k, text, seed in jobs], setting["n_new"],
-                         chunk=ROUND_CHUNK)
+                         chunk=ROUND_CHUNK, progress=progress)
     out = {job[:3]: dict.fromkeys(COUNTS, 0) for job in jobs}
     for job, res in zip(jobs, results):
         counts = out[job[:3]]

@@ -20,13 +20,18 @@ TV_CURVE = {"ns": tuple(10 ** e for e in range(2, 7)),  # 10², …, 10⁶
             "schemes": ("correct", "direct", "resample_p")}
 
 
-def tv_points(dists, scheme, settings=TV_CURVE):
-    """One scheme's part of the figure: its seeds and, for each seed, the TV to p at every n of settings["ns"]."""
+def tv_points(dists, scheme, settings=TV_CURVE, progress=None):
+    """One scheme's part of the figure: its seeds and, for each seed, the TV to p at every n of settings["ns"].
+    progress(fraction), if given, hears after each seed which share is done."""
     pair = _pair(dists)
     count, j = settings["seeds"], list(settings["schemes"]).index(scheme)
     seeds = [settings["seed"] + j * count + i for i in range(count)]
-    return seeds, [[sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"] for n in settings["ns"]]
-                   for seed in seeds]
+    points = []
+    for seed in seeds:
+        points.append([sampler.summary(sampler.run(pair, n, seed, scheme), pair)["tv"] for n in settings["ns"]])
+        if progress:
+            progress(len(points) / count)
+    return seeds, points
 
 
 def tv_curve(dists, settings=TV_CURVE, points=None):
