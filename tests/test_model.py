@@ -87,28 +87,40 @@ def test_the_cached_single_token_step_gives_the_module_paths_logits_bit_for_bit(
         assert not torch.equal(model(seq[:, 6:7], cache), lean[0])
 
 
-def test_rows_of_different_lengths_in_one_batch_equal_each_sequence_alone():
-    """forward_rows: each row after its own cached prefix, padded to the longest feed, masked per row; rolling a
-    row back (lowering its length) makes it forget the positions after, as a fresh cache would."""
+def test_packed_rows_of_different_lengths_equal_each_sequence_alone():
+    """forward_packed: each row's new tokens after its own cached prefix, packed without padding, attend to their
+    row only; rolling a row back (lowering its length) makes it forget the positions after, as a fresh cache
+    would; finished rows leave with keep()."""
     from generator.models.model import RowsKVCache
     torch.manual_seed(6)
     model = GPT(GPTConfig(n_embd=64, n_head=4)).double().eval()
     seqs = [torch.randint(0, 2048, (n,)).tolist() for n in (9, 3, 14)]
     alone = [torch.softmax(model(torch.tensor([s])), -1)[0] for s in seqs]
-    cache = RowsKVCache(model.cfg.n_layer, len(seqs))
+    cache = RowsKVCache(model.cfg.n_layer, len(seqs), model.cfg.block_size)
+
+    def feed(feeds):
+        """Every row's new tokens packed into one forward; the outputs of all of them, row after row."""
+        starts = cache.lengths.tolist()
+        idx = [t for f in feeds for t in f]
+        row = [b for b, f in enumerate(feeds) for _ in f]
+        pos = [n + i for f, n in zip(feeds, starts) for i in range(len(f))]
+        logits = model.forward_packed(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), cache,
+                                      torch.arange(len(idx)))
+        cache.lengths += torch.tensor([len(f) for f in feeds])
+        return torch.softmax(logits, -1)
+
     with torch.no_grad():
         for cut in ((4, 1, 6), (7, 3, 7), (9, 3, 14)):  # feeds of different widths, one row idle (fed nothing)
-            feeds = [s[int(n):c] for s, n, c in zip(seqs, cache.lengths, cut)]
-            width = max(map(len, feeds))
-            idx = torch.tensor([f + [0] * (width - len(f)) for f in feeds])  # padded at the end
-            out = torch.softmax(model.forward_rows(idx, cache), -1)
-            for b, (f, n) in enumerate(zip(feeds, cache.lengths.tolist())):
-                assert torch.allclose(out[b, :len(f)], alone[b][n:n + len(f)], atol=1e-12, rtol=0)
-            cache.lengths += torch.tensor([len(f) for f in feeds])
+            starts = cache.lengths.tolist()
+            feeds = [s[n:c] for s, n, c in zip(seqs, starts, cut)]
+            out, at = feed(feeds), 0
+            for b, (f, n) in enumerate(zip(feeds, starts)):
+                assert torch.allclose(out[at:at + len(f)], alone[b][n:n + len(f)], atol=1e-12, rtol=0)
+                at += len(f)
         cache.lengths[2] = 5  # row 2 rolls back to 5 positions, then takes other tokens there
         other = [7, 8, 9]
-        out = torch.softmax(model.forward_rows(torch.tensor([[0, 0, 0], [0, 0, 0], other]), cache), -1)[2]
+        out = feed([[], [], other])
         fresh = torch.softmax(model(torch.tensor([seqs[2][:5] + other])), -1)[0, 5:]
         assert torch.allclose(out, fresh, atol=1e-12, rtol=0)
         cache.keep([2, 0])  # finished rows leave the batch
-        assert cache.lengths.tolist() == [5, 9] and cache.kv[0][0].shape[0] == 2
+        assert cache.lengths.tolist() == [8, 9] and cache.kv[0][0].shape[0] == 2

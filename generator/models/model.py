@@ -46,7 +46,7 @@ class RowsKVCache:
     """The KV caches of B independent sequences (rows) of different lengths, for decoding them in one batch.
 
     lengths[b] is how many leading positions of row b hold valid keys and values; the slots after it are
-    padding or rejected drafts, and GPT.forward_rows masks them out, so rolling a row back only lowers its
+    padding or rejected drafts, and GPT.forward_packed masks them out, so rolling a row back only lowers its
     length. keep(rows) drops the rows that are done.
     """
 
@@ -71,16 +71,6 @@ class RowsKVCache:
         self._room(layer, k, span)
         for stored, new in zip(self.kv[layer], (k, v)):
             stored[row, :, pos] = new[0].transpose(0, 1)  # indexed by token: (N, heads, head size)
-        return self.kv[layer][0][:, :, :span], self.kv[layer][1][:, :, :span]
-
-    def write(self, layer, where, k, v, span):
-        """Put row b's new keys and values (B, heads, T, head size) at its positions where[b] (B, T); return
-        every row's keys and values over the first `span` positions."""
-        B = k.shape[0]
-        self._room(layer, k, span)
-        rows = torch.arange(B)[:, None]
-        for stored, new in zip(self.kv[layer], (k, v)):
-            stored[rows, :, where] = new.transpose(1, 2)  # indexed by (row, position): (B, T, heads, head size)
         return self.kv[layer][0][:, :, :span], self.kv[layer][1][:, :, :span]
 
     def keep(self, rows):
@@ -183,20 +173,6 @@ class GPT(nn.Module):
         emb, pos = self.tok_emb.weight, self.pos_emb.weight
         x = F.embedding(idx, emb) + F.embedding(torch.arange(past, past + 1, device=idx.device), pos)
         return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(q, *cache.extend(i, k, v)))
-
-    def forward_rows(self, idx, cache):
-        """Many sequences at once, each after its own cached prefix (eval mode). Row b of idx (B, T) holds that
-        sequence's next tokens, padded at the end; its token i sits at position cache.lengths[b] + i (its own
-        learned position) and attends to its row's positions up to that one, nothing else. Returns the logits
-        (B, T, vocab); those at padding mean nothing. The caller advances cache.lengths by what each row fed."""
-        T = idx.shape[1]
-        where = cache.lengths[:, None] + torch.arange(T)  # (B, T): each token's position in its own sequence
-        span = int(where.max()) + 1
-        mask = (torch.arange(span) <= where[:, :, None])[:, None]  # (B, 1, T, span): causal, per row
-        past_end = where >= self.cfg.block_size  # only padding can sit there; its outputs are never read
-        x = F.embedding(idx, self.tok_emb.weight) + F.embedding(where.masked_fill(past_end, 0), self.pos_emb.weight)
-        return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(
-            q, *cache.write(i, where, k, v, span), attn_mask=mask))
 
     def forward_packed(self, idx, row, pos, cache, out):
         """Many sequences' new tokens at once, packed without padding (eval mode): token i of idx (N,) belongs to
