@@ -74,7 +74,7 @@ class SharedJobs:
             while (i := _take(self.lock, self.ends)) is not None:
                 key, function, args = jobs[i]
                 results[key] = function(state, lambda fraction, key=key: self._report(results, key, fraction), *args)
-                on_done(key)
+                self.on_done(key)
                 self._collect(results, block=False)
             while not self.finished:
                 self._collect(results, block=True)

@@ -84,6 +84,23 @@ def opened(browser, url, allow_errors=(), routes=(), **context_args):
     log.check()
 
 
+@contextmanager
+def from_disk(browser, site, settle_ms):
+    """The built page opened from disk (file://), as a reader who double-clicks index.html: yields the page, the
+    URLs it requested and the errors it threw, once it has loaded and settle_ms more have passed."""
+    context = browser.new_context()
+    page = context.new_page()
+    requests, errors = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    context.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto((site / "index.html").as_uri())
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(settle_ms)
+        yield page, requests, errors
+    finally:
+        context.close()
+
 def dataset(page, selector):
     return page.evaluate("s => Object.assign({}, document.querySelector(s).dataset)", selector)
 

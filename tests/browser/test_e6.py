@@ -4,7 +4,7 @@ an over-long prompt is refused before anything loads; legible on a phone in ligh
 import math
 
 import pytest
-from browserlib import PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, opened
+from browserlib import PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, from_disk, opened
 from legibility import small_targets, small_text
 
 LAZY = ("e6/engine.mjs", "e6/model.mjs", "e6/tokenizer.mjs", "e6/speculate.mjs", ".safetensors", "models/tokenizer.json")
@@ -156,16 +156,8 @@ def test_without_javascript_and_from_disk_e6_shows_the_build_machines_table(brow
         assert page.locator("#e6 .c13-e6-static").is_visible()
         assert "make serve" in page.inner_text("#e6 .c13-e6-static")
         assert not lazy_requests(log)
-    context = browser.new_context()
-    page = context.new_page()
-    requests = []
-    context.on("request", lambda r: requests.append(r.url))
-    try:
-        page.goto((site / "index.html").as_uri())
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(300)
+    with from_disk(browser, site, 300) as (page, requests, errors):
         assert page.locator("#e6 .c13-exp-notice").is_visible()
         assert page.locator("#e6 .c13-e6-static").is_visible()
         assert not [u for u in requests if any(part in u for part in LAZY)]
-    finally:
-        context.close()
+        assert not errors, errors

@@ -1,7 +1,7 @@
 """The lesson page in the browser as a whole: each experiment starts once, labels are text, no overflow on a
 phone, no serious accessibility violation in either palette, and the static versions without JavaScript and
 from disk."""
-from browserlib import EXPERIMENTS, WIDE, opened, run_main, wait_ready
+from browserlib import EXPERIMENTS, WIDE, from_disk, opened, run_main, wait_ready
 
 
 def test_every_experiment_renders_once(lesson):
@@ -107,20 +107,10 @@ def test_with_javascript_disabled_every_static_version_is_there(browser, served)
 
 
 def test_from_disk_the_static_versions_and_the_notice_show_and_nothing_throws(browser, site):
-    context = browser.new_context()
-    page = context.new_page()
-    errors, requests = [], []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    context.on("request", lambda r: requests.append(r.url))
-    try:
-        page.goto((site / "index.html").as_uri())
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(500)
+    with from_disk(browser, site, 500) as (page, requests, errors):
         assert page.locator("#e2 .c13-exp-notice").is_visible()
         assert "make serve" in page.inner_text("#e2 .c13-exp-notice") or "serve" in page.inner_text("#e2 .c13-exp-notice")
         for e in EXPERIMENTS:
             assert page.locator(f"#{e} svg, #{e} table").count() >= 1, e
         assert not errors, errors
         assert not [u for u in requests if "pyodide.asm" in u], "Pyodide must not start from file://"
-    finally:
-        context.close()
