@@ -46,8 +46,8 @@ class RowsKVCache:
     """The KV caches of B independent sequences (rows) of different lengths, for decoding them in one batch.
 
     lengths[b] is how many leading positions of row b hold valid keys and values; the slots after it are
-    padding or rejected drafts, and GPT.forward_packed masks them out, so rolling a row back only lowers its
-    length. keep(rows) drops the rows that are done.
+    never written or hold rejected drafts, and GPT.forward_packed masks them out, so rolling a row back only
+    lowers its length. keep(rows) drops the rows that are done.
     """
 
     def __init__(self, n_layer, batch, capacity=0):

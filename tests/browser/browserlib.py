@@ -101,6 +101,7 @@ def from_disk(browser, site, settle_ms):
     finally:
         context.close()
 
+
 def dataset(page, selector):
     return page.evaluate("s => Object.assign({}, document.querySelector(s).dataset)", selector)
 
