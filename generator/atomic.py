@@ -1,6 +1,7 @@
 """Write files so that a failed run never leaves a half-written one behind."""
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -33,3 +34,46 @@ def dumps_json(obj):
 
 def write_json(path, obj):
     write_bytes(path, dumps_json(obj).encode("utf-8"))
+
+
+def write_together(files):
+    """Write several files that belong together ({path: bytes}, in order; put the one that records the others
+    last): every new file is written in full next to its target first, then each is renamed into place. If any
+    step fails, the files already replaced get their old content back and the new ones are removed, so the set
+    changes as a whole or not at all (an OutputError names the file that failed). Only a crash between two of
+    the renames, microseconds apart, can leave them out of step; `make check` then says which file differs."""
+    files = {Path(path): data for path, data in files.items()}
+    staged, kept, placed, failing = {}, {}, [], None
+    try:
+        for path, data in files.items():
+            failing = path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            staged[path] = tmp
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, 0o644)
+            if path.exists():  # the old content, kept under a second name until the new set is in place
+                kept[path] = f"{tmp}.old"
+                try:
+                    os.link(path, kept[path])
+                except OSError:  # a file system without hard links
+                    shutil.copy2(path, kept[path])
+        for path, tmp in staged.items():
+            failing = path
+            os.replace(tmp, path)
+            placed.append(path)
+    except BaseException as e:
+        for path in reversed(placed):  # put back what was there before
+            if path in kept:
+                os.replace(kept.pop(path), path)
+            else:
+                os.unlink(path)
+        for leftover in [*staged.values(), *kept.values()]:
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+        if isinstance(e, OSError):
+            raise OutputError(failing, e) from None
+        raise
+    for old in kept.values():
+        os.unlink(old)

@@ -5,13 +5,11 @@ from pathlib import Path
 
 from . import contract
 from .errors import InputError, SettingError
-from .jsonio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
 PRECOMPUTED = ROOT / "precomputed"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
-CARD_FIX = "it is written by `make train`: restore it from git (git restore models/card.json) or retrain"
 
 
 def cmd_train(args):
@@ -24,12 +22,9 @@ def cmd_train(args):
 
 
 def cmd_models(args):
-    from .models.checkpoint import load_family
+    from .models.checkpoint import load_card, load_family
     tok, models = load_family(args.models)
-    card_path = Path(args.models) / "card.json"
-    card = read_json(card_path, "the model card", CARD_FIX) if card_path.is_file() else {"models": {}}
-    if not isinstance(card.get("models"), dict):
-        raise InputError(card_path, "models", f"missing or not an object; {CARD_FIX}")
+    card = dict({"models": {}}, **load_card(args.models))
     print(f"tokenizer: {tok.get_vocab_size():,} tokens ({Path(args.models) / 'tokenizer.json'})")
     target = next(iter(models.values())).num_params()
     for name, model in models.items():
@@ -42,7 +37,10 @@ def cmd_models(args):
 
 def run_data_stage(models, precomputed, out, progress=True):
     """Stage 2, models → c13.json: compute every figure and write the sealed, validated file. Returns (data, s).
-    Its worker process starts first, so that it imports torch and loads the models while this process does."""
+    The CPU kernels are pinned first (data/kernels.py: the same bytes on any machine); then its worker process
+    starts, so that it imports torch and loads the models while this process does."""
+    from .data import kernels
+    kernels.pin()
     from .data.jobs import SharedJobs
     pool = SharedJobs("generator.data.precompute:worker_state", (str(models),))
     try:
@@ -82,8 +80,10 @@ def what_is_stale(path, models, precomputed):
         return [f"{path.name} (missing)"]
     try:
         return stale_inputs(path, models, precomputed)
-    except InputError as e:  # unreadable JSON: regenerate it like a stale one
-        return [str(e)]
+    except InputError as e:
+        if e.field:  # a readable file with a bad field (a non-finite number, a malformed record): refused, named
+            raise
+        return [str(e)]  # unreadable JSON: regenerate it like a stale one
 
 
 def cmd_check(args):
@@ -176,7 +176,8 @@ def main(argv=None):
     p = sub.add_parser("build", help="build the lesson site (regenerating c13.json when stale) into site/")
     p.add_argument("--data", default=None, help="use this c13.json as it is (default: precomputed/c13.json, "
                                                  "checked for freshness and regenerated when stale)")
-    p.add_argument("--out", default=str(ROOT / "site"), help="where the built site goes (replaced atomically)")
+    p.add_argument("--out", default=str(ROOT / "site"), help="where the built site goes: a new or empty folder, "
+                                                             "or a site a build made (replaced as a whole)")
     p.add_argument("--models", default=str(MODELS))
     p.add_argument("--precomputed", default=str(PRECOMPUTED))
     p.add_argument("--quiet", action="store_true", help="no progress bar when regenerating")

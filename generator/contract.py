@@ -7,16 +7,20 @@ InputError(path, field, problem).
 """
 import hashlib
 import json
+import re
 
 from .errors import InputError
 from .jsonio import read_json
+from .contract_values import REGENERATE, check_values, got, require  # noqa: F401  (REGENERATE re-exported)
+from .contract_counts import check_counts
+# the hand-written inputs (papers.json, anchor-model.json): their contract lives apart, re-exported here
+from .contract_inputs import check_paper_entries, load_anchor, load_papers  # noqa: F401
 # measured.json (make measure): timings of this machine, kept out of c13.json; its contract lives apart
-from .contract_measured import (MEASURED_KIND, MEASURED_VERSION, changed_models,  # noqa: F401  (re-exported)
+from .contract_measured import (MEASURED_KIND, MEASURED_VERSION, REMEASURE, changed_models,  # noqa: F401
                                 load_measured, validate_measured)
 
 SCHEMA_VERSION = 3
 DIGEST = "digest"
-REGENERATE = "regenerate it with `make data` (python -m generator data)"
 
 # Every key the pages read, by dotted path: checked up front so a missing one is reported by name.
 REQUIRED = [
@@ -57,13 +61,9 @@ COLUMN_PARTS = ("p", "q", "overlap", "residual", "excess")
 OFFLINE_SCHEMES = ("correct", "resample_p", "direct")
 OFFLINE_KEYS = ("tv", "acceptance_rate", "seed", "n")
 SPREAD_KEYS = ("min", "max", "mean", "positions", "values")
-PAPER_KEYS = ("id", "work", "setting", "figures")
-ANCHOR_NEEDED = {
-    "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",
-              "linear_attention_state_bytes_per_request"),
-    "hardware": ("name", "peak_bf16_dense_flops", "hbm_bandwidth_bytes_per_s"),
-    "assumptions": ("flops_per_param_per_position", "positions_verified"),
-}
+
+# E6's files live in a plain folder beside c13.json: one name, no path (the page build copies what it lists)
+FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,18 +108,46 @@ def lookup(data, dotted):
     return node, True
 
 
-def require(mapping, keys, path, where):
-    if not isinstance(mapping, dict):
-        raise InputError(path, where, "missing or not an object")
-    for key in keys:
-        if key not in mapping:
-            raise InputError(path, f"{where}.{key}", "missing")
+
+def absent(data, dotted):
+    """Why the value at a dotted path cannot be read, as (field, problem); None when it is there."""
+    node, seen = data, []
+    for part in dotted.split("."):
+        if not isinstance(node, dict):
+            return ".".join(seen), f"must be an object, got {got(node)}"
+        seen.append(part)
+        if part not in node:
+            return ".".join(seen), "missing"
+        node = node[part]
+    return None
 
 
 def check_schema(data, path):
     if data.get("schema_version") != SCHEMA_VERSION:
         raise InputError(path, "schema_version", f"is {data.get('schema_version')!r}; this generator and its pages "
                                                  f"read version {SCHEMA_VERSION}; {REGENERATE}")
+
+
+def check_keys(data, path, keys):
+    """Every dotted key is there, each part above it an object."""
+    for key in keys:
+        problem = absent(data, key)
+        if problem:
+            raise InputError(path, problem[0], f"{problem[1]}; {REGENERATE}")
+
+
+
+def check_provenance(data, path):
+    """provenance.inputs: each input's name with its recorded sha256 (or version), as the freshness check reads it."""
+    check_keys(data, path, ("provenance.inputs",))
+    inputs = data["provenance"]["inputs"]
+    if not isinstance(inputs, dict) or not inputs:
+        raise InputError(path, "provenance.inputs", f"must be an object of each input's name and its sha256, got "
+                                                    f"{got(inputs)}; {REGENERATE}")
+    for name, value in inputs.items():
+        if not isinstance(value, str) or not value:
+            raise InputError(path, f"provenance.inputs.{name}", f"must be the input's sha256 as a string, got "
+                                                                 f"{got(value)}; {REGENERATE}")
 
 
 def check_models(data, path):
@@ -207,59 +235,83 @@ def check_spread(spread, path, drafts):
                                                                            "position of alpha_spread.tokens")
 
 
+
 def validate(data, path):
-    """Check one c13.json as read: schema version, digest, every key the pages read. Returns the data."""
+    """Check one c13.json as read: schema version, digest, every key the pages read and the kind of every value,
+    and the counts against each other. Returns the data."""
     if not isinstance(data, dict):
         raise InputError(path, None, "the precomputed data must be a JSON object")
     check_schema(data, path)
     verify_digest(data, path)
-    for key in REQUIRED:
-        if not lookup(data, key)[1]:
-            raise InputError(path, key, "missing")
+    check_keys(data, path, REQUIRED)
+    check_provenance(data, path)
+    check_values(data, path)
     target, drafts = check_models(data, path)
     check_distributions(data, path, drafts)
     check_runs(data, path, drafts)
+    check_counts(data, path, drafts)
     check_paper_entries(data["papers"], path, "papers")
-    check_browser(data, path)
+    check_browser(data, path, [target, *drafts])
     check_tv_curve(data, path, drafts)
     return data
 
 
+def check_recorded(data, path):
+    """What the freshness check (generator/data/provenance.py) reads of a sealed c13.json, checked before it reads
+    it: the recorded inputs, and E6's folder and files."""
+    check_provenance(data, path)
+    check_browser(data, path)
+
+
 def check_tv_curve(data, path, drafts):
     """TV against n: a prefix and draft of the data, n ascending, the three schemes of the offline checks, and per
-    scheme one row of TVs (one per n, each in [0, 1]) for each of its seeds."""
+    scheme one row of TVs (one per n; each a probability, checked with VALUES) for each of its seeds."""
     curve = data["tv_curve"]
     if curve["prefix"] not in data["distributions"]:
         raise InputError(path, "tv_curve.prefix", f"{curve['prefix']!r} is not one of the prefixes in distributions")
     if curve["draft"] not in drafts:
         raise InputError(path, "tv_curve.draft", f"{curve['draft']!r} is not one of the drafts {drafts}")
     ns = curve["ns"]
-    if not ns or not all(isinstance(n, int) and n > 0 for n in ns) or ns != sorted(set(ns)):
+    if not ns or ns != sorted(set(ns)):
         raise InputError(path, "tv_curve.ns", f"must be positive whole numbers, ascending; got {ns!r}")
     if sorted(curve["schemes"]) != sorted(OFFLINE_SCHEMES):
         raise InputError(path, "tv_curve.schemes", f"must be {list(OFFLINE_SCHEMES)} in some order; got {curve['schemes']!r}")
     for scheme in curve["schemes"]:
         seeds, rows = curve["seeds"].get(scheme), curve["tv"].get(scheme)
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+        if not isinstance(seeds, list) or not seeds:
             raise InputError(path, f"tv_curve.seeds.{scheme}", "must list the seeds (whole numbers)")
         if not isinstance(rows, list) or len(rows) != len(seeds):
             raise InputError(path, f"tv_curve.tv.{scheme}", f"needs one row per seed ({len(seeds)})")
         for row in rows:
-            if not isinstance(row, list) or len(row) != len(ns) or not all(
-                    isinstance(v, float) and 0 <= v <= 1 for v in row):
+            if len(row) != len(ns):
                 raise InputError(path, f"tv_curve.tv.{scheme}", f"each row needs one TV in [0, 1] per n ({len(ns)})")
 
 
-def check_browser(data, path):
-    """browser.files: E6's files beside c13.json (each model's float16 weights, the tokenizer), each with its sha256
-    (64 hex digits) and its size in bytes."""
-    files = data["browser"]["files"]
-    models = [data["constants"]["target"], *data["constants"]["drafts"]]
-    for name in [f"{m}.safetensors" for m in models] + ["tokenizer.json"]:
-        entry = files.get(name) if isinstance(files, dict) else None
+def check_browser(data, path, models=None):
+    """browser: E6's files in a plain folder beside c13.json (`dir`, one name: never absolute, never `..`), each
+    with its sha256 (64 hex digits) and its size in bytes. With the models named, the files must be exactly each
+    model's float16 weights and the tokenizer: the page build copies every file listed into the site."""
+    check_keys(data, path, ("browser.dir", "browser.files"))
+    folder, files = data["browser"]["dir"], data["browser"]["files"]
+    if not isinstance(folder, str) or not FOLDER_NAME.fullmatch(folder):
+        raise InputError(path, "browser.dir", f"must be the name of a folder beside c13.json (letters, digits, "
+                                              f"_ . -; no path), got {got(folder)}; {REGENERATE}")
+    if not isinstance(files, dict):
+        raise InputError(path, "browser.files", f"must be an object of file names, got {got(files)}; {REGENERATE}")
+    if models is not None:
+        wanted = [f"{m}.safetensors" for m in models] + ["tokenizer.json"]
+        for name in wanted:
+            if name not in files:
+                raise InputError(path, f"browser.files.{name}", "missing")
+        for name in files:
+            if name not in wanted:
+                raise InputError(path, f"browser.files.{name}", f"is not one of E6's files ({', '.join(wanted)}): "
+                                                                 f"every file listed is copied into the site; "
+                                                                 f"{REGENERATE}")
+    for name, entry in files.items():
         field = f"browser.files.{name}"
         if not isinstance(entry, dict):
-            raise InputError(path, field, "missing")
+            raise InputError(path, field, f"must be an object with the file's sha256 and bytes, got {got(entry)}")
         sha = entry.get("sha256")
         if not isinstance(sha, str) or len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
             raise InputError(path, f"{field}.sha256", f"must be 64 hex digits, got {sha!r}")
@@ -270,61 +322,4 @@ def check_browser(data, path):
 
 def load(path):
     """Read and validate one c13.json."""
-    return validate(read_json(path, f"the precomputed data ({REGENERATE})"), path)
-
-
-# ---------------------------------------------------------------------------------------------
-# the hand-written inputs
-# ---------------------------------------------------------------------------------------------
-
-
-def check_paper_entries(entries, path, where):
-    """The papers' figures: each entry named and placed, each figure with its source."""
-    if not isinstance(entries, list) or not entries:
-        raise InputError(path, where, "must be a non-empty list")
-    for i, entry in enumerate(entries):
-        require(entry, PAPER_KEYS, path, f"{where}[{i}]")
-        if not isinstance(entry["figures"], list):
-            raise InputError(path, f"{where}[{i}].figures", "must be a list")
-        for j, figure in enumerate(entry["figures"]):
-            if not isinstance(figure, dict) or not figure.get("where"):
-                raise InputError(path, f"{where}[{i}].figures[{j}].where", "every figure needs its source")
-
-
-def load_papers(path):
-    """precomputed/papers.json, checked: {"entries": [...]}."""
-    data = read_json(path, "the papers' figures")
-    check_paper_entries(data.get("entries"), path, "entries")
-    # the page is Chinese: each English text the page shows has its Chinese beside it (the English stays
-    # as the source words it); the original titles (`work`) are shown as they are
-    for i, entry in enumerate(data["entries"]):
-        wanted = [(entry, f"entries[{i}]", "setting")] + ([(entry, f"entries[{i}]", "also")] if "also" in entry else [])
-        wanted += [(fig, f"entries[{i}].figures[{j}]", key) for j, fig in enumerate(entry["figures"])
-                   for key in ("what", "where")]
-        for owner, where, key in wanted:
-            text = owner.get(f"{key}_zh")
-            if not isinstance(text, str) or not text.strip():
-                raise InputError(path, f"{where}.{key}_zh", f"needs the Chinese of {key} {owner.get(key)!r}")
-    return data
-
-
-def anchor_value_ok(field, value):
-    if field == "name":
-        return isinstance(value, str) and bool(value)
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-
-
-def load_anchor(path):
-    """precomputed/anchor-model.json, checked: every figure the roofline needs, positive, with its source."""
-    data = read_json(path, "the anchor's figures")
-    for section, fields in ANCHOR_NEEDED.items():
-        if not isinstance(data.get(section), dict):
-            raise InputError(path, section, "section is missing")
-        for field in fields:
-            value = data[section].get(field)
-            if not anchor_value_ok(field, value):
-                wanted = "a name" if field == "name" else "a positive number"
-                raise InputError(path, f"{section}.{field}", f"must be {wanted}, got {value!r}")
-        if section != "assumptions" and not isinstance(data[section].get("sources"), dict):
-            raise InputError(path, f"{section}.sources", "every hand-written figure needs its source")
-    return data
+    return validate(read_json(path, "the precomputed data", REGENERATE), path)

@@ -21,6 +21,10 @@ METHOD_INTS = ("repeats", "forward_samples", "context", "calls_per_sample", "n_n
 MODEL_KEYS = ("role", "parameters", "sha256", "config_sha256", "ms_per_forward")
 ROW_COUNTS = ("tokens", "target_forwards", "draft_forwards")
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# A ratio of two timings (c: a draft's forward over the target's, v(k): verifying k + 1 positions over one, the
+# speedup: target-only over speculative time per token) far outside (0, RATIO_MAX) is no measurement of these
+# models but a broken file: it is refused rather than drawn as measured.
+RATIO_MAX = 100
 
 
 def _fail(path, field, problem):
@@ -41,8 +45,9 @@ def _get(mapping, key, path, where, kind=dict):
     return value
 
 
-def check_stat(stat, path, field, n=None):
-    """A median with its spread: positive finite numbers, min ≤ q1 ≤ median ≤ q3 ≤ max, n samples."""
+def check_stat(stat, path, field, n=None, ratio=False):
+    """A median with its spread: positive finite numbers (a ratio also below RATIO_MAX), min ≤ q1 ≤ median ≤ q3
+    ≤ max, n samples."""
     if not isinstance(stat, dict):
         _fail(path, field, "missing or not an object")
     for key in STAT_KEYS[:-1]:
@@ -55,6 +60,10 @@ def check_stat(stat, path, field, n=None):
     order = [stat[key] for key in ("min", "q1", "median", "q3", "max")]
     if any(a > b * (1 + 1e-12) for a, b in zip(order, order[1:])):
         _fail(path, field, f"min ≤ q1 ≤ median ≤ q3 ≤ max does not hold: {order}")
+    bound = [key for key in STAT_KEYS[:-1] if stat[key] >= RATIO_MAX] if ratio else []
+    if bound:
+        _fail(path, f"{field}.{bound[0]}", f"is {stat[bound[0]]!r}: a ratio of two timings of these models lies "
+                                           f"between 0 and {RATIO_MAX}, so this is no measurement")
 
 
 def check_machine(data, path):
@@ -72,6 +81,12 @@ def check_machine(data, path):
 def check_models(data, path, method):
     target = _get(data, "target", path, "", str)
     drafts = _get(data, "drafts", path, "", list)
+    if not drafts:
+        _fail(path, "drafts", "is empty: name the draft models that were timed")
+    for i, name in enumerate(drafts):
+        if not isinstance(name, str) or not name or name == target or drafts.index(name) != i:
+            _fail(path, f"drafts[{i}]", f"must be the name of a draft model (a string, once, not the target), got "
+                                        f"{name!r}")
     models = _get(data, "models", path, "")
     for name in (target, *drafts):
         entry = _get(models, name, path, "models")
@@ -86,16 +101,30 @@ def check_models(data, path, method):
     return drafts
 
 
+def rows_by_k(rows, path, field, ks):
+    """A list of rows, one per k of ks: {k: row}; a row that is not an object, or whose k is not one of ks or
+    repeats, is refused."""
+    out = {}
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            _fail(path, f"{field}[{i}]", f"must be an object with its k, got {row!r}")
+        k = row.get("k")
+        if isinstance(k, bool) or k not in ks or k in out:
+            _fail(path, f"{field}[{i}].k", f"is {k!r}: each row is one k of ks {ks}, once")
+        out[k] = row
+    return out
+
+
 def check_forward(data, path, drafts, ks, method):
     forward = _get(data, "forward", path, "")
     c = _get(forward, "c", path, "forward")
     for draft in drafts:
-        check_stat(c.get(draft), path, f"forward.c.{draft}", method["forward_samples"])
-    v = {row.get("k"): row for row in _get(forward, "v", path, "forward", list) if isinstance(row, dict)}
+        check_stat(c.get(draft), path, f"forward.c.{draft}", method["forward_samples"], ratio=True)
+    v = rows_by_k(_get(forward, "v", path, "forward", list), path, "forward.v", ks)
     for k in ks:
         if k not in v:
             _fail(path, "forward.v", f"no v(k) for k = {k}")
-        check_stat(v[k], path, f"forward.v[k={k}]", method["forward_samples"])
+        check_stat(v[k], path, f"forward.v[k={k}]", method["forward_samples"], ratio=True)
 
 
 def check_speedup(data, path, drafts, ks, method):
@@ -106,16 +135,20 @@ def check_speedup(data, path, drafts, ks, method):
     _get(speedup, "n_new", path, "speedup", int)
     table = _get(speedup, "drafts", path, "speedup")
     for draft in drafts:
-        rows = {row.get("k"): row for row in _get(table, draft, path, "speedup.drafts", list)
-                if isinstance(row, dict)}
+        rows = rows_by_k(_get(table, draft, path, "speedup.drafts", list), path, f"speedup.drafts.{draft}", ks)
         for k in ks:
             where = f"speedup.drafts.{draft}[k={k}]"
             if k not in rows:
                 _fail(path, where, "missing: every draft × k is measured")
-            for key in ("speedup", "target_only_ms_per_token", "speculative_ms_per_token"):
+            check_stat(rows[k].get("speedup"), path, f"{where}.speedup", method["repeats"], ratio=True)
+            for key in ("target_only_ms_per_token", "speculative_ms_per_token"):
                 check_stat(rows[k].get(key), path, f"{where}.{key}", method["repeats"])
-            for key in ROW_COUNTS:
-                _get(rows[k], key, path, where, int)
+            tokens, target, drafted = (_get(rows[k], key, path, where, int) for key in ROW_COUNTS)
+            if not target <= tokens <= (k + 1) * target:
+                _fail(path, f"{where}.tokens", f"is {tokens}: each of the {target} target forwards yields 1 to "
+                                               f"k + 1 = {k + 1} tokens")
+            if drafted > k * target:
+                _fail(path, f"{where}.draft_forwards", f"is {drafted}, more than k × target_forwards ({k * target})")
 
 
 def validate_measured(data, path):
@@ -131,8 +164,8 @@ def validate_measured(data, path):
         _get(method, key, path, "method", int)
     _get(method, "quick", path, "method", bool)
     ks = _get(data, "ks", path, "", list)
-    if not ks or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in ks):
-        _fail(path, "ks", f"must be a non-empty list of positive integers, got {ks!r}")
+    if not ks or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in ks) or ks != sorted(set(ks)):
+        _fail(path, "ks", f"must be a non-empty list of positive integers, ascending, got {ks!r}")
     drafts = check_models(data, path, method)
     check_forward(data, path, drafts, ks, method)
     check_speedup(data, path, drafts, ks, method)

@@ -54,9 +54,9 @@ function exerciseE2(pyodide) {
   const call = (name, ...args) => pyodide.globals.get(name)(...args);
   for (const scheme of ["naive", "resample_p", "correct"]) {
     for (let i = 0; i < 3; i++) call("c13_round", "k", p, q, scheme, 7, i);
-    call("c13_start", "k", p, q, scheme, 7, 2000, 500);
-    while (call("c13_step")) { /* every chunk */ }
-    call("c13_finish");
+    call("c13_start", 1, "k", p, q, scheme, 7, 2000, 500);
+    while (call("c13_step", 1)) { /* every chunk */ }
+    call("c13_finish", 1);
   }
 }
 

@@ -1,12 +1,13 @@
 """The strict build is strict: any MkDocs warning fails it (MkDocs' --strict misses warnings under --quiet), with
-the warning shown and the previous site left in place. Tried on a temporary copy of docs/ and mkdocs.yml."""
+the warning shown and the previous site left in place, and so do what MkDocs lets through: a page left out of the
+nav and a page that loads anything from another origin. Tried on a temporary copy of docs/ and mkdocs.yml."""
 import re
 import shutil
 
 import pytest
 
 from generator.errors import SettingError
-from generator.pages.build import build
+from generator.pages.build import MARKER, build
 from tests.sitelib import ROOT, data_file, quiet, read
 
 
@@ -27,6 +28,7 @@ def old_site(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "index.html").write_text("the previous site", encoding="utf-8")
+    (out / MARKER).write_text("a site a build made", encoding="utf-8")
     return out
 
 
@@ -65,3 +67,31 @@ def test_a_link_to_an_anchor_no_page_has_fails_the_build(project, old_site):
     page.write_text(read(page) + "\n\n[一个坏锚点](index.md#no-such-section)\n", encoding="utf-8")
     message = refused(project, old_site)
     assert "WARNING" in message and "no-such-section" in message
+
+
+def test_a_page_left_out_of_the_nav_fails_the_build(project, old_site):
+    (project / "docs" / "orphan.md").write_text("# 没有菜单指向的页\n", encoding="utf-8")
+    message = refused(project, old_site)
+    assert str(project / "docs" / "orphan.md") in message and "nav" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("snippet, loaded", [
+    ("![一张图](https://example.org/figure.png)", "<img src> https://example.org/figure.png"),
+    ('<script src="//cdn.example.org/x.js"></script>', "<script src> //cdn.example.org/x.js"),
+    ('<link rel="stylesheet" href="http://example.org/x.css">', "<link href> http://example.org/x.css"),
+    ('<iframe src="https://example.org/demo"></iframe>', "<iframe src> https://example.org/demo"),
+])
+def test_a_page_loading_anything_from_another_origin_fails_the_build(project, old_site, snippet, loaded):
+    page = project / "docs" / "provenance.md"
+    page.write_text(read(page) + f"\n\n{snippet}\n", encoding="utf-8")
+    message = refused(project, old_site)
+    assert str(page) in message and loaded in message and "another origin" in message
+    assert "\n" not in message
+
+
+def test_plain_links_to_papers_are_fine(project, tmp_path):
+    page = project / "docs" / "provenance.md"
+    page.write_text(read(page) + "\n\n[论文](https://arxiv.org/abs/2211.17192) 与 "
+                    '<a href="https://arxiv.org/abs/2302.01318">另一篇</a>\n', encoding="utf-8")
+    out = build(data_file(), out=tmp_path / "fine", log=quiet, config=project / "mkdocs.yml")["site"]
+    assert 'href="https://arxiv.org/abs/2211.17192"' in read(out / "provenance.html")

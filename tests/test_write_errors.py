@@ -30,7 +30,7 @@ def test_data_on_a_full_disk_keeps_the_old_file_and_says_what_to_do(tmp_path, mo
     out.write_text('{"old": true}\n', encoding="utf-8")
 
     def generate(models_dir, precomputed_dir, out_path=None, progress=True, pool=None):  # writes as the data stage does
-        atomic.write_json(out_path, {"schema_version": 0})
+        atomic.write_together({out_path: atomic.dumps_json({"schema_version": 0}).encode("utf-8")})
         raise AssertionError("the write should have failed")
 
     monkeypatch.setitem(sys.modules, "generator.data.precompute", types.SimpleNamespace(generate=generate))

@@ -20,11 +20,15 @@
 //   {type: "failed", stage, message}   loading failed
 //   {type: "round", id, record}        one round (sampler.one_round's dict)
 //   {type: "progress", id, done, n, accepted}
-//   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms (pair-stats:
-//                                      alpha, sum_pq, tv_resample_p)
+//   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms, alpha, sum_pq,
+//                                      and for resample_p tv_resample_p (pair-stats: alpha, sum_pq, tv_resample_p)
 //   {type: "error", id, message}       a request failed (E6: also `cancelled`)
 //   {type: "e6-event", id, event}      E6's progress: stages, bytes, the prompt, each token and round
-// Cancelling is done by the page: it terminates this worker and starts a new one when next needed.
+//   {type: "cancel", id}                                      that request only: a run stops before its next chunk
+// Cancelling one request leaves the others and everything loaded (E6's models too); only the page's cancel of
+// everything (python.cancel()) terminates this worker, and a new one starts when next needed.
+
+import { cancelled, runChunks, running } from "./pyodide-runs.mjs";
 
 const PY_SETUP = `
 import json, random, sys, time
@@ -33,7 +37,7 @@ import sampler
 
 _pairs = {}
 _stream = {"key": None, "index": -1, "rng": None}
-_run = {"gen": None, "pair": None, "last": None}
+_runs = {}  # request id → {"gen", "pair", "last"}: runs of several experiments may take turns
 
 
 def c13_pair(key, p_json, q_json):
@@ -57,17 +61,22 @@ def c13_round(key, p_json, q_json, scheme, seed, index):
     return json.dumps(record)
 
 
-def c13_start(key, p_json, q_json, scheme, seed, n, chunk):
+def c13_start(rid, key, p_json, q_json, scheme, seed, n, chunk):
     pair = c13_pair(key, p_json, q_json)
-    _run.update(gen=sampler.run_chunks(pair, n, seed, scheme, chunk), pair=pair, last=None)
+    _runs[rid] = {"gen": sampler.run_chunks(pair, n, seed, scheme, chunk), "pair": pair, "last": None}
 
 
-def c13_step():
-    result = next(_run["gen"], None)
+def c13_step(rid):
+    run = _runs[rid]
+    result = next(run["gen"], None)
     if result is None:
         return None
-    _run["last"] = result
+    run["last"] = result
     return (result["n"], result["accepted"])
+
+
+def c13_drop(rid):
+    _runs.pop(rid, None)
 
 
 def c13_pair_stats(p_json, q_json):
@@ -75,13 +84,16 @@ def c13_pair_stats(p_json, q_json):
     return json.dumps(dict(alpha=pair.alpha, sum_pq=pair.sum_pq, tv_resample_p=sampler.resample_p_tv(pair.p, pair.q)))
 
 
-def c13_finish():
-    result, pair = _run["last"], _run["pair"]
+def c13_finish(rid):
+    run = _runs.pop(rid)
+    result, pair = run["last"], run["pair"]
     s = sampler.summary(result, pair)
-    _run.update(gen=None, pair=None, last=None)
-    return json.dumps(dict(counts=result["counts"], accepted=result["accepted"], n=s["n"], seed=s["seed"],
-                           scheme=s["scheme"], tv=s["tv"], acceptance_rate=s["acceptance_rate"],
-                           alpha=pair.alpha, sum_pq=pair.sum_pq))
+    out = dict(counts=result["counts"], accepted=result["accepted"], n=s["n"], seed=s["seed"],
+               scheme=s["scheme"], tv=s["tv"], acceptance_rate=s["acceptance_rate"],
+               alpha=pair.alpha, sum_pq=pair.sum_pq)
+    if s["scheme"] == "resample_p":  # where the biased output goes with infinitely many rounds (any pair, edited too)
+        out["tv_resample_p"] = sampler.resample_p_tv(pair.p, pair.q)
+    return json.dumps(out)
 
 
 _warm = {"gen": None}
@@ -284,22 +296,7 @@ function handle(m) {
     post({ type: "done", id: m.id, result: JSON.parse(call("c13_pair_stats", m.p, m.q)) });
     return;
   }
-  if (m.type === "run") {
-    const t0 = performance.now();
-    call("c13_start", m.key, m.p, m.q, m.scheme, m.seed, m.n, m.chunk);
-    for (;;) {
-      const step = call("c13_step");
-      if (step === undefined || step === null) break;
-      const [done, accepted] = step.toJs();
-      step.destroy();
-      post({ type: "progress", id: m.id, done, n: m.n, accepted });
-      if (done >= m.n) break;
-    }
-    const result = JSON.parse(call("c13_finish"));
-    result.ms = performance.now() - t0;
-    post({ type: "done", id: m.id, result });
-    return;
-  }
+  if (m.type === "run") return runChunks(m, call, post);
   throw new Error(`unknown request ${m.type}`);
 }
 
@@ -352,22 +349,33 @@ self.onmessage = (event) => {
   }
   // a run (E2's, E6's) warms up by itself: the warm-up ends before its next piece. Smaller requests (a round, a
   // pair's figures) are simply answered between two pieces.
+  if (m.type === "cancel") {
+    // E2's, the pair's and TV's runs stop before their next chunk; a short request (a round, a pair's figures)
+    // finishes, and the page has dropped its answer already
+    if (running.has(m.id)) cancelled.add(m.id);
+    return;
+  }
   if (m.type === "run" || m.type.startsWith("e6-")) warm.stop = true;
   if (!ready) {
     post({ type: "error", id: m.id, message: "the worker was not initialised" });
     return;
   }
+  if (m.id !== undefined && !m.type.startsWith("e6-")) running.add(m.id);
   ready.then(async () => {
+    if (cancelled.has(m.id)) { running.delete(m.id); cancelled.delete(m.id); return; } // cancelled while waiting
     try {
       try {
-        handle(m);
+        await handle(m);
       } catch (err) {
         if (!missingModule(err) || m.type.startsWith("e6-") || self.c13Stdlib === "full") throw err;
         await fallBack(err);
-        handle(m);
+        await handle(m);
       }
     } catch (err) {
       post({ type: "error", id: m.id, message: describe(err) });
+    } finally {
+      running.delete(m.id);
+      cancelled.delete(m.id);
     }
   }, (err) => post({ type: "error", id: m.id, message: describe(err) }));
 };

@@ -4,6 +4,7 @@
 // failure in words for the reader), and routes the worker's answers to the requests that asked.
 
 import { unpack } from "./c13-util.js";
+import { CANCEL_MS, Task, cancelledError, workerError } from "./python-task.js";
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const BUILD_COMMAND = "make site"; // the README's first command
@@ -47,19 +48,6 @@ function warmupPair() {
   }
 }
 
-function cancelledError() {
-  const err = new Error("已取消");
-  err.cancelled = true;
-  return err;
-}
-
-/** The worker's {type: "error"} as an Error (E6 marks a cancelled run). */
-function workerError(message) {
-  const err = new Error(message.message);
-  if (message.cancelled) err.cancelled = true;
-  return err;
-}
-
 class PythonHost {
   constructor() {
     this.state = "idle"; // idle | loading | ready | failed
@@ -73,7 +61,8 @@ class PythonHost {
     this.paths = null;
     this.generation = 0;
     this.watchdog = null;
-    this.e6 = null; // E6's running job: {id, cancelled, abort, watchdog}
+    this.e6 = null; // E6's running job: {id, cancelled, abort, watchdog, fallback}
+    this.e6Kept = []; // the files the worker said it holds, loaded and checked, at the end of E6's last run
   }
 
   serveCommand() {
@@ -226,36 +215,56 @@ class PythonHost {
     fn();
   }
 
-  /** Pyodide ready; rejects as cancelled when cancel() comes first (Pyodide itself keeps loading). */
-  whenReady() {
+  /** A new task: pass it to round(), run() or request(), and task.cancel() stops those requests only. */
+  task() {
+    return new Task(this);
+  }
+
+  /** Pyodide ready; rejects as cancelled when cancel() (or the task's cancel) comes first (Pyodide keeps loading). */
+  whenReady(task) {
     const ready = this.ensure();
     return new Promise((resolve, reject) => {
       const waiter = { reject };
       this.waiting.add(waiter);
-      const done = (fn) => (value) => { this.waiting.delete(waiter); fn(value); };
+      task?.waiters.add(waiter);
+      const done = (fn) => (value) => { this.waiting.delete(waiter); task?.waiters.delete(waiter); fn(value); };
       ready.then(done(resolve), done(reject));
     });
   }
 
-  async request(message, onProgress) {
+  async request(message, onProgress, task) {
+    if (task?.cancelled) throw cancelledError();
     const generation = this.generation;
-    await this.whenReady();
-    if (generation !== this.generation || !this.worker) throw cancelledError(); // never reached the worker
+    await this.whenReady(task);
+    if (generation !== this.generation || !this.worker || task?.cancelled) throw cancelledError(); // never sent
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
+      const forget = () => task?.ids.delete(id);
+      this.pending.set(id, { onProgress, resolve: (v) => { forget(); resolve(v); },
+        reject: (e) => { forget(); reject(e); } });
+      task?.ids.add(id);
       this.worker.postMessage({ ...message, id });
     });
   }
 
-  /** One round of a seeded stream: round `index` (0-based) of random.Random(seed). */
-  round(args) {
-    return this.request({ type: "round", ...args });
+  /** One request settled as cancelled at once; the worker is told to drop it. */
+  cancelRequest(id) {
+    const req = this.pending.get(id);
+    if (!req) return;
+    this.pending.delete(id);
+    this.worker?.postMessage({ type: "cancel", id });
+    req.reject(cancelledError());
   }
 
-  /** n rounds; onProgress({done, n, accepted}) after each chunk. Rejects with .cancelled on cancel(). */
-  run(args, onProgress) {
-    return this.request({ type: "run", ...args }, onProgress);
+  /** One round of a seeded stream: round `index` (0-based) of random.Random(seed). */
+  round(args, task) {
+    return this.request({ type: "round", ...args }, undefined, task);
+  }
+
+  /** n rounds; onProgress({done, n, accepted}) after each chunk. Rejects with .cancelled on task.cancel() (that
+   * run only) or cancel() (everything). */
+  run(args, onProgress, task) {
+    return this.request({ type: "run", ...args }, onProgress, task);
   }
 
   /** E6: live speculative decoding in the worker (e6/engine.mjs; the page ↔ worker API of the E6 design).
@@ -263,8 +272,10 @@ class PythonHost {
    * Resolves with the run's result; rejects with a reader-facing Error, `.cancelled` after e6Cancel(). */
   async e6Run(args, onEvent) {
     if (this.e6) throw new Error("E6 还在运行：请等它结束，或先取消。");
-    const job = (this.e6 = { id: null, cancelled: false, abort: null, watchdog: null });
-    const aborted = new Promise((resolve, reject) => { job.abort = () => reject(cancelledError()); });
+    const job = (this.e6 = { id: null, cancelled: false, abort: null, watchdog: null, fallback: null });
+    const aborted = new Promise((resolve, reject) => {
+      job.abort = () => { const err = cancelledError(); err.kept = this.e6Kept; reject(err); };
+    });
     aborted.catch(() => {});
     try {
       if (this.state !== "ready") onEvent?.({ type: "e6-stage", stage: "python" });
@@ -277,39 +288,48 @@ class PythonHost {
       return await Promise.race([aborted, new Promise((resolve, reject) => {
         job.id = this.nextId++;
         const onEventFed = (event) => { this.feedE6Watchdog(job, reject); onEvent?.(event); };
-        this.pending.set(job.id, { resolve, reject, onEvent: onEventFed });
+        const keep = (kept) => { if (Array.isArray(kept)) this.e6Kept = kept; };
+        this.pending.set(job.id, { onEvent: onEventFed, resolve: (r) => { keep(r?.kept); resolve(r); },
+          reject: (err) => { keep(err.kept); reject(err); } });
         this.feedE6Watchdog(job, reject);
-        this.worker.postMessage({ type: "e6-run", id: job.id, args, modelsURL: e6.modelsURL, files: e6.files });
+        this.worker.postMessage({ type: "e6-run", id: job.id, args, modelsURL: e6.modelsURL, files: e6.files,
+          sha256: e6.sha256, stallMs: stallLimit() });
       })]);
     } finally {
       clearTimeout(job.watchdog);
+      clearTimeout(job.fallback);
       if (job.id !== null) this.pending.delete(job.id);
       if (this.e6 === job) this.e6 = null;
     }
   }
 
-  /** A running E6 job that shows nothing for stallLimit() ms has failed (a download that stopped, a stuck run). */
+  /** A running E6 job that shows nothing for a while has failed (a stuck run). A download that stops is the
+   * engine's to report (it names the file, after stallLimit()); this is the backstop, a little later. */
   feedE6Watchdog(job, reject) {
     clearTimeout(job.watchdog);
-    const limit = stallLimit();
+    const limit = Math.round(stallLimit() * 1.5) + 1000;
     job.watchdog = setTimeout(() => {
       this.worker?.postMessage({ type: "e6-cancel" });
       reject(new Error(`E6 停滞：${Math.round(limit / 1000)} 秒没有任何进展。可能是网络中断，或站点上的模型文件不完整；可以重试。`));
     }, limit);
   }
 
-  /** Stop E6's run after its current round (cooperative: the loaded weights and Pyodide stay). While Pyodide is
-   * still loading, the run is dropped at once and Pyodide goes on loading. */
+  /** Stop E6's run: the worker answers at once (its downloads aborted, its loop stopped after the current round;
+   * the loaded weights and Pyodide stay). Should the worker be busy, the run is settled here after CANCEL_MS all the
+   * same. While Pyodide is still loading, the run is dropped at once and Pyodide goes on loading. */
   e6Cancel() {
     const job = this.e6;
     if (!job || job.cancelled) return;
     job.cancelled = true;
-    if (job.id === null) job.abort();
-    else this.worker?.postMessage({ type: "e6-cancel" });
+    if (job.id === null) { job.abort(); return; }
+    this.worker?.postMessage({ type: "e6-cancel" });
+    job.fallback = setTimeout(job.abort, CANCEL_MS);
   }
 
-  /** Stop whatever runs. Requests still waiting for Pyodide are settled as cancelled while Pyodide goes on
-   * loading; a running request ends with its worker, and a new worker starts when next needed. */
+  /** Stop everything (every experiment's requests, E6's loaded models with the worker): only a restart after a
+   * failure and tests call it; an experiment's 取消 cancels its own task. Requests still waiting for Pyodide are
+   * settled as cancelled while Pyodide goes on loading; a running request ends with its worker, and a new worker
+   * starts when next needed. */
   cancel() {
     this.generation += 1;
     for (const waiter of this.waiting) waiter.reject(cancelledError());
@@ -338,6 +358,7 @@ class PythonHost {
 
   stop() {
     clearTimeout(this.watchdog);
+    this.e6Kept = []; // a new worker holds nothing
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.readyPromise = null;

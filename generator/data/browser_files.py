@@ -1,6 +1,6 @@
 """The files the reader's browser loads for E6: each model's weights in float16, and the tokenizer.
 
-write_browser_files() writes them to precomputed/browser/ (next to c13.json; the page build copies them from
+browser_file_bytes() makes them for precomputed/browser/ (next to c13.json; the page build copies them from
 there and never reads models/). Each safetensors file holds the float32 checkpoint's tensors, same names and
 shapes, rounded to float16, with its config and the float32 file's sha256 in __metadata__. The header is written
 here, not by safetensors.torch.save, because that one orders __metadata__'s keys differently from run to run:
@@ -53,12 +53,13 @@ def safetensors_f16(tensors, metadata):
     return len(text).to_bytes(8, "little") + text + b"".join(chunks)
 
 
-def write_browser_files(models_dir, out_dir):
-    """Write <model>.safetensors (float16) for the three models and a byte copy of the tokenizer into out_dir.
+def browser_file_bytes(models_dir):
+    """The bytes of <model>.safetensors (float16) for the three models and of the tokenizer, by file name; nothing
+    is written (the data stage writes them together with c13.json, atomic.write_together).
 
     The models are read and checked as every stage reads them (load_family: InputError naming the file and the
-    field). Returns {"dtype": "float16", "files": {file name: {"sha256", "bytes"}}}."""
-    models_dir, out_dir = Path(models_dir), Path(out_dir)
+    field)."""
+    models_dir = Path(models_dir)
     _, models = load_family(models_dir)
     files = {}
     for name in MODELS:
@@ -67,10 +68,21 @@ def write_browser_files(models_dir, out_dir):
                 "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest()}
         files[browser_name(name)] = safetensors_f16(models[name].state_dict(), meta)
     files[TOKENIZER] = (models_dir / TOKENIZER).read_bytes()
-    for file, data in files.items():
-        atomic.write_bytes(out_dir / file, data)
+    return dict(sorted(files.items()))
+
+
+def describe(files):
+    """What c13.json records of the browser files: {"dtype": "float16", "files": {name: {"sha256", "bytes"}}}."""
     return {"dtype": DTYPE, "files": {file: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
                                       for file, data in sorted(files.items())}}
+
+
+def write_browser_files(models_dir, out_dir):
+    """Write the browser files (browser_file_bytes) into out_dir, each atomically; returns describe() of them."""
+    files = browser_file_bytes(models_dir)
+    for file, data in files.items():
+        atomic.write_bytes(Path(out_dir) / file, data)
+    return describe(files)
 
 
 def _float32_copy(model, half):

@@ -16,6 +16,7 @@ import importlib
 import multiprocessing
 import os
 import queue
+import threading
 import traceback
 
 
@@ -32,7 +33,21 @@ def _take(lock, ends):
         return ends[0] - 1
 
 
+def _exit_with_parent():
+    """End this worker as soon as the process that started it is gone (killed with -9, say): a thread waits on
+    the parent's sentinel, so the worker never goes on computing for nobody."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch():
+        parent.join()
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="exit with parent").start()
+
+
 def _worker(setup, setup_args, inbox, lock, ends, outbox):
+    _exit_with_parent()
     try:
         module, name = setup.split(":")
         state = getattr(importlib.import_module(module), name)(*setup_args)

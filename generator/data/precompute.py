@@ -3,8 +3,10 @@
 Inputs: models/ (tokenizer + three checkpoints + card), precomputed/anchor-model.json,
 precomputed/papers.json and widgets/sampler.py. Output: precomputed/c13.json — deterministic (the same
 inputs give the same bytes; no dates, no timings), written atomically, with the sha256 of every input.
-Models run in float64 so that the figures do not depend on which CPU kernels are picked. The stages do not
-depend on each other: they run as jobs (STAGES) shared by this process and one worker process (jobs.py).
+Models run in float64, on pinned CPU kernels (kernels.py), so that the bytes do not depend on the machine.
+The stages do not depend on each other: they run as jobs (STAGES) shared by this process and one worker process
+(jobs.py). Every input is checked before the work starts; c13.json and the browser files it records are written
+together at the end (atomic.write_together), or none of them when anything fails.
 """
 import math
 import time
@@ -14,16 +16,16 @@ import torch
 from tqdm import tqdm
 
 from .. import atomic, contract
-from ..models.checkpoint import DRAFTS, TARGET, load_family
-from ..errors import SettingError
-from ..jsonio import read_json
+from ..models.checkpoint import DRAFTS, TARGET, load_card, load_family
+from ..errors import InputError, SettingError
+from . import kernels
 from .provenance import BROWSER_DIR, GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
 from .jobs import SharedJobs
 from .roofline import roofline
 from .runs import accounting, accounting_counts, alpha_spread, greedy_identity, replay
 from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, OFFLINE, PREFIXES, PROMPTS, REPLAY,  # noqa: F401
                        SPREAD, rounded, stored_dist)
-from .browser_files import float16_error, write_browser_files
+from .browser_files import browser_file_bytes, describe, float16_error
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions
 from .tv_curve import TV_CURVE, tv_curve, tv_points
@@ -164,7 +166,9 @@ class StagesBar:
 
 def worker_state(models_dir):
     """The worker's state for stage_job: it loads the models and encodes the prompts itself, and computes the
-    stored p and q again (the same numbers: the same models, the same code)."""
+    stored p and q again (the same numbers: the same models, the same code). It inherits the pinned kernels'
+    environment from this process, and refuses to work on others."""
+    kernels.check("the data stage's worker process")
     torch.set_num_threads(1)
     tok, models = load_family(models_dir)
     models = {name: m.double() for name, m in models.items()}
@@ -173,22 +177,23 @@ def worker_state(models_dir):
 
 
 def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=None, pool=None):
-    """Compute everything and write c13.json atomically. Returns (data, seconds). pool: the worker, if the caller
-    started it already, as SharedJobs("generator.data.precompute:worker_state", (models_dir,)); else it starts
-    now, to load the models while this process checks the inputs. Both processes then take the stages as jobs
-    (jobs.py). Any error stops the worker."""
+    """Compute everything and write c13.json and its browser files together. Returns (data, seconds). pool: the
+    worker, if the caller started it already, as SharedJobs("generator.data.precompute:worker_state",
+    (models_dir,)); else it starts now, to load the models while this process checks the inputs. Both processes
+    then take the stages as jobs (jobs.py). Any error stops the worker and writes nothing."""
     started = time.perf_counter()
     models_dir, precomputed_dir = Path(models_dir), Path(precomputed_dir)
     out_path = Path(out_path) if out_path else precomputed_dir / "c13.json"
+    kernels.pin()  # for the worker started here; the command line pinned this process before torch loaded
     pool = pool or SharedJobs(f"{__name__}:worker_state", (str(models_dir),), workers=workers)
     try:
-        # Read and check every input before computing anything: bad input leaves the old JSON untouched.
+        # Read and check every input before computing anything: bad input leaves the old files untouched.
         hashes = input_hashes(models_dir, precomputed_dir)
-        anchor = contract.load_anchor(precomputed_dir / "anchor-model.json")
+        anchor_path = precomputed_dir / "anchor-model.json"
+        anchor = anchor_figures(contract.load_anchor(anchor_path), anchor_path)
         papers = contract.load_papers(precomputed_dir / "papers.json")
+        card = load_card(models_dir)
         tok, models = load_family(models_dir)
-        card_path = models_dir / "card.json"
-        card = read_json(card_path, "the model card") if card_path.exists() else {}
         torch.set_num_threads(1)
         models = {name: m.double() for name, m in models.items()}
         prompts = {text: encode(tok, text) for text in PROMPTS}
@@ -202,12 +207,14 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         bar.close()
     finally:
         pool.stop()
+    kernels.check("the data stage")  # the figures above must not have come from unpinned kernels
     greedy, rep, spread, offline = (done[name] for name in ("greedy identity", "replay", "α per position",
                                                             "offline sampler checks"))
     curve = tv_curve(dists, points={scheme: done[f"TV against n: {scheme}"] for scheme in TV_CURVE["schemes"]})
     counts = {key: value for name in STAGES if name.startswith("accounting: ") for key, value in done[name].items()}
     acc = accounting(models, prompts, counts)
-    browser = browser_files(models_dir, out_path.parent, models, prompts, greedy)
+    files = browser_file_bytes(models_dir)
+    browser = browser_record(files, models, prompts, greedy)
 
     raw = token_bytes(tok)
     data = {
@@ -231,21 +238,37 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         "replay": rep,
         "accounting": acc,
         "alpha_spread": spread,
-        "anchor": roofline(anchor),
+        "anchor": anchor,
         "papers": papers["entries"],
         "browser": browser,
     }
     data = contract.validate(contract.seal(data), out_path)  # the contract holds before anything is written
-    atomic.write_json(out_path, data)
+    folder = out_path.parent / BROWSER_DIR
+    atomic.write_together({**{folder / name: content for name, content in files.items()},
+                           out_path: atomic.dumps_json(data).encode("utf-8")})  # c13.json last: it records them
     return data, time.perf_counter() - started
 
 
-def browser_files(models_dir, json_dir, models, prompts, greedy):
-    """E6's files, next to c13.json in browser/: the weights in float16 and the tokenizer, with their sha256, and
-    what the rounding costs, measured on the prompts followed by their greedy reference text."""
-    written = write_browser_files(models_dir, Path(json_dir) / BROWSER_DIR)
+def anchor_figures(anchor, path):
+    """The roofline of the checked anchor file, worked out before any model runs: figures that are each valid
+    but together give a zero or infinite time are refused here, naming the file, not after the work."""
+    try:
+        figures = roofline(anchor)
+    except (ArithmeticError, ValueError) as e:
+        raise InputError(path, None, f"its figures give no finite roofline ({type(e).__name__}: {e}); check the "
+                                     "hardware's peak and bandwidth and the model's sizes") from None
+    for key, value in figures.items():
+        if isinstance(value, float) and not (math.isfinite(value) and value > 0):
+            raise InputError(path, None, f"its figures give {key} = {value!r}, not a positive finite number; "
+                                         "check the hardware's peak and bandwidth and the model's sizes")
+    return figures
+
+
+def browser_record(files, models, prompts, greedy):
+    """What c13.json says of E6's files (written beside it, in browser/): their sha256 and sizes, and what the
+    float16 rounding costs, measured on the prompts followed by their greedy reference text."""
     sequences = [ids + greedy["reference"][text] for text, ids in prompts.items()]
-    return dict(written, dir=BROWSER_DIR, float16_error=float16_error(models, sequences))
+    return dict(describe(files), dir=BROWSER_DIR, float16_error=float16_error(models, sequences))
 
 
 def _whole_utf8(raw):

@@ -2,7 +2,8 @@
 import hashlib
 from pathlib import Path
 
-from ..contract import SCHEMA_VERSION, verify_digest  # noqa: F401  (SCHEMA_VERSION re-exported for the writer)
+from ..contract import (REGENERATE, SCHEMA_VERSION, check_recorded,  # noqa: F401  (SCHEMA_VERSION re-exported)
+                        verify_digest)
 from ..errors import InputError
 from ..jsonio import read_json
 from ..models.family import CONFIG, DRAFTS, TARGET, WEIGHTS
@@ -67,7 +68,7 @@ def input_hashes(models_dir, precomputed_dir):
 
 def stale_inputs(json_path, models_dir, precomputed_dir):
     """What no longer matches: a changed input by name, a different schema, or a hand edit (empty when fresh)."""
-    data = read_json(json_path, "the precomputed data")
+    data = read_json(json_path, "the precomputed data", REGENERATE)
     if data.get("schema_version") != SCHEMA_VERSION:
         return [f"schema_version (file has {data.get('schema_version')!r}, this generator writes {SCHEMA_VERSION})"]
     changed = []
@@ -75,7 +76,13 @@ def stale_inputs(json_path, models_dir, precomputed_dir):
         verify_digest(data, json_path)
     except InputError:
         changed.append(EDITED_BY_HAND)
-    recorded = data.get("provenance", {}).get("inputs", {})
+    try:
+        check_recorded(data, json_path)  # what is read below: the recorded inputs, E6's folder and files
+    except InputError:
+        if not changed:
+            raise  # sealed, yet not what the generator writes: refused, named
+        return changed  # edited by hand beyond comparing: the edit is what there is to report
+    recorded = data["provenance"]["inputs"]
     now = input_hashes(models_dir, precomputed_dir)
     changed += [name for name in now if recorded.get(name) != now[name]]
     changed += [f"{name} (no longer an input)" for name in recorded if name not in now]

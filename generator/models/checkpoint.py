@@ -121,3 +121,35 @@ def load_family(models_dir):
             raise InputError(models_dir / name / CONFIG, "block_size",
                              f"{models[name].cfg.block_size}, but the target {TARGET} has {block}")
     return tok, models
+
+
+CARD = "card.json"
+CARD_FIX = "it is written by `make train`: restore it from git (git restore models/card.json) or retrain"
+CARD_SECTIONS = ("recipe", "corpus", "tokenizer", "models")
+CARD_NUMBERS = ("train_loss", "heldout_loss", "wall_seconds")  # per model; the page shows a dash for a missing one
+
+
+def _number_or_absent(value):
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def load_card(models_dir):
+    """models/card.json, checked before any stage works with it: {} when absent (the page then shows dashes).
+
+    The sections the data stage reads must be objects, and each model's entry an object whose losses and time,
+    when given, are numbers; anything else is an InputError naming the file and the field."""
+    path = Path(models_dir) / CARD
+    if not path.exists():
+        return {}
+    card = read_json(path, "the model card", CARD_FIX)
+    for section in CARD_SECTIONS:
+        if section in card and not isinstance(card[section], dict):
+            raise InputError(path, section, f"must be an object, got {card[section]!r}; {CARD_FIX}")
+    for name, entry in card.get("models", {}).items():
+        if not isinstance(entry, dict):
+            raise InputError(path, f"models.{name}", f"must be an object of the model's figures, got {entry!r}; "
+                                                     f"{CARD_FIX}")
+        for key in CARD_NUMBERS:
+            if not _number_or_absent(entry.get(key)):
+                raise InputError(path, f"models.{name}.{key}", f"must be a number, got {entry[key]!r}; {CARD_FIX}")
+    return card

@@ -27,14 +27,37 @@ def train_tokenizer(text, vocab_size=VOCAB_SIZE, source="<corpus>"):
     return tok
 
 
+TOKENIZER_FIX = "restore it from git (git restore models/tokenizer.json) or retrain with `make train`"
+
+
 def load_tokenizer(path):
+    """The tokenizer at path, checked to be byte-level: every token of its vocabulary spelt in the byte alphabet."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, "tokenizer file is missing")
     try:
-        return Tokenizer.from_file(str(path))
+        tok = Tokenizer.from_file(str(path))
     except Exception as e:  # the library raises a bare Exception on malformed JSON
         raise InputError(path, None, f"not a readable tokenizer ({e})") from None
+    check_byte_level(tok, path)
+    return tok
+
+
+def check_byte_level(tok, path):
+    """Every token id below the vocabulary size, each token made of byte-level characters only: what token_bytes
+    (and so every label and the models' fingerprint) reads. Anything else is an InputError naming the token."""
+    alphabet, size = set(_byte_decoder()), tok.get_vocab_size()
+    for piece, i in sorted(tok.get_vocab().items(), key=lambda item: item[1]):
+        if not 0 <= i < size:
+            raise InputError(path, "model.vocab", f"token {piece!r} has id {i}, outside 0…{size - 1}; "
+                                                  f"{TOKENIZER_FIX}")
+        if not piece:
+            raise InputError(path, "model.vocab", f"token id {i} is empty; {TOKENIZER_FIX}")
+        strange = next((ch for ch in piece if ch not in alphabet), None)
+        if strange is not None:
+            raise InputError(path, "model.vocab", f"token {piece!r} (id {i}) is not byte-level BPE: {strange!r} "
+                                                  f"(U+{ord(strange):04X}) is not a character of the byte alphabet; "
+                                                  f"{TOKENIZER_FIX}")
 
 
 def _byte_decoder():

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from .. import atomic
-from ..errors import InputError
+from ..errors import InputError, SettingError
 from .checkpoint import DRAFTS, TARGET, save_model, sha256_file, tokenizer_fingerprint
 from .corpus import read_corpus
 from .model import GPT, GPTConfig
@@ -45,6 +45,22 @@ class Recipe:
     data_seed: int = 2024
     threads: int = 2
     widths: dict = field(default_factory=lambda: dict(WIDTHS))
+
+    def __post_init__(self):
+        """Refuse an impossible recipe before anything is read or trained (a negative step count trained nothing
+        and still wrote the models)."""
+        for name in ("steps", "batch_size", "block_size", "n_layer", "n_head", "eval_every", "threads", "vocab_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise SettingError(f"the training recipe's {name} must be a whole number ≥ 1, got {value!r}"
+                                   + (" (--steps)" if name == "steps" else ""))
+        if not isinstance(self.warmup, int) or self.warmup < 0:
+            raise SettingError(f"the training recipe's warmup must be a whole number ≥ 0, got {self.warmup!r}")
+        if not 0 < self.heldout_fraction < 1:
+            raise SettingError(f"the training recipe's heldout_fraction must lie in (0, 1), got {self.heldout_fraction!r}")
+        if not (0 < self.min_lr <= self.lr and math.isfinite(self.lr)):
+            raise SettingError(f"the training recipe needs 0 < min_lr ≤ lr (finite), got lr={self.lr!r}, "
+                               f"min_lr={self.min_lr!r}")
 
 
 def lr_at(step, r):

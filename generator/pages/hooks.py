@@ -30,6 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # after the path fix: MkDocs loads hooks by file path
+from generator.errors import InputError  # noqa: E402
 from generator.pages.context import build_context  # noqa: E402
 from generator.pages.data_file import DataError, data_path, load_data  # noqa: E402
 from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
@@ -49,13 +50,19 @@ _state = {}
 
 def on_config(config):
     path = data_path()
-    data = load_data(path)
-    try:
+    try:  # the data and everything derived from it: any fault is one line naming the file (and its field)
+        data = load_data(path)
         ctx = build_context(data)
-    except (KeyError, ValueError, IndexError, TypeError) as e:
-        raise DataError(path, None, f"cannot derive the page's figures: {type(e).__name__}: {e}") from None
+        widget = script_json(widget_data(data, ctx))
+    except DataError:
+        raise
+    except InputError as e:  # a bad optional input beside it (measured.json), named with its field
+        raise DataError(e.path, e.field, e.problem) from None
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError) as e:
+        raise DataError(path, None, f"cannot derive the page's figures ({type(e).__name__}: {e}); regenerate it "
+                                    "with `make data`") from None
     ctx["qa_contact"] = (config.extra.get("c13") or {}).get("qa_contact") or "课程的答疑渠道"
-    _state.update(ctx=ctx, env=make_env(), widget=script_json(widget_data(data, ctx)))
+    _state.update(ctx=ctx, env=make_env(), widget=widget)
     return config
 
 

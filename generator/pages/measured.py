@@ -13,7 +13,7 @@ widgets/figures/speedup.mjs measuredSpeedup.
 """
 from pathlib import Path
 
-from ..contract import load_measured
+from ..contract import REMEASURE, load_measured
 from ..errors import InputError
 from . import figures
 from .data_file import DataError
@@ -88,11 +88,20 @@ def _draft(measured, data, draft, v):
 
 
 def measured_context(data, data_path):
-    """ctx["measured"] for the c13.json at data_path: None when no measured.json lies next to it."""
+    """ctx["measured"] for the c13.json at data_path: None when no measured.json lies next to it. What its contract
+    lets through and still cannot be drawn is blamed on measured.json, never on c13.json."""
     path = measured_file(data_path)
     measured = read_measured(path)
     if measured is None:
         return None
+    try:
+        return _context(measured, data, path)
+    except (KeyError, ValueError, IndexError, TypeError, ZeroDivisionError) as e:
+        raise DataError(path, None, f"cannot derive the measured costs ({type(e).__name__}: {e}); delete it, or "
+                                    f"{REMEASURE}") from None
+
+
+def _context(measured, data, path):
     machine, method = measured["machine"], measured["method"]
     v = {row["k"]: _spread(row) for row in measured["forward"]["v"]}
     target = measured["target"]

@@ -101,8 +101,16 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             super().do_HEAD()
 
     def send_head(self):
-        """A compressible file is sent gzipped when the client accepts it; everything else as before."""
+        """A compressible file is sent gzipped when the client accepts it; everything else as before. A path no file
+        can have (a %00, an encoded lone surrogate) is answered 400, not left to raise in open()."""
         path = self.translate_path(self.path)
+        try:
+            if "\0" in path:
+                raise ValueError(path)
+            os.fsencode(path)
+        except ValueError:
+            self.send_error(400, "no file can have this path (a null byte or an invalid character)")
+            return None
         if os.path.isdir(path) and urlsplit(self.path).path.endswith("/"):
             path = os.path.join(path, "index.html")
         suffix = os.path.splitext(path)[1].lower()
@@ -141,6 +149,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
 def make_server(site=SITE, port=8000, prefix="/", quiet=False):
     site = Path(site)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise SettingError(f"--port {port}: not a TCP port; give one from 1 to 65535 (or 0 for any free one)")
     if not (site / "index.html").is_file():
         raise SettingError(f"{site} holds no built site; build it first: python -m generator build")
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"

@@ -79,13 +79,16 @@ E6_NEW_TOKENS = (16, 32, 64, 96)
 
 
 def e6_payload(data):
-    """E6: where its files are and their sizes (for the progress in bytes), the context, the choices and defaults."""
+    """E6: where its files are, their sizes (for the progress in bytes) and sha256 (c13.json → browser.files, checked
+    by the browser before it parses a download), the context, the choices and defaults."""
     constants = data["constants"]
     target = constants["target"]
     context = data["models"][target]["context"]
     ks = constants["ks"]
     new_tokens = [n for n in E6_NEW_TOKENS if n + max(ks) < context]
-    return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in browser_models(data).items()},
+    files = browser_models(data)
+    return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in files.items()},
+            "sha256": {name: data["browser"]["files"][name]["sha256"] for name in files},
             "context": context, "target": target, "drafts": constants["drafts"],
             "prompts": [p["text"] for p in data["prompts"]], "ks": ks, "temperatures": [0, 1],
             "new_tokens": new_tokens,

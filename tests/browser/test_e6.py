@@ -45,10 +45,13 @@ def test_nothing_of_e6_loads_before_the_reader_starts_it(lesson, data):
     page.wait_for_timeout(500)
     assert page.get_attribute("#e6", "data-state") == "idle"
     assert not lazy_requests(log), lazy_requests(log)
-    # the reader is told how much will download, from the payload's sizes
+    # the reader is told how much a run downloads with each draft (the tokenizer, the target, that draft), from the
+    # payload's sizes
     e6 = page.evaluate("JSON.parse(document.getElementById('c13-widget-data').textContent).e6")
-    total = sum(e6["files"].values())
-    assert f"{total / 1e6:.1f} MB" in page.inner_text("#e6 .c13-e6-weight")
+    hint = page.inner_text("#e6 .c13-e6-weight")
+    for draft in e6["drafts"]:
+        need = sum(e6["files"][n] for n in ("tokenizer.json", f"{e6['target']}.safetensors", f"{draft}.safetensors"))
+        assert f"用 {draft} 共 {need / 1e6:.1f} MB" in hint, hint
     # the lesson's prompts are one press away
     for prompt in (p["text"] for p in data["prompts"]):
         page.click(f"#e6 .c13-e6-lesson button[aria-label='用提示 {prompt}']")

@@ -11,13 +11,21 @@ const LARGE_RUN = 100_000; // from this size on, a run prints the offline refere
 export function runArea(name, python) {
   const progress = el("progress", { max: 1, value: 0, "aria-label": "运行进度", hidden: true });
   const progressText = el("span", { class: "c13-progress-text" });
+  const area = { task: null };
+  // this area's run only: the worker, Pyodide and the other experiments' runs (E6's loaded models) stay
   const cancel = el("button", { type: "button", class: "md-button c13-small", text: "取消", hidden: true,
-    onclick: () => python.cancel() });
+    onclick: () => area.task?.cancel() });
   const summary = el("div", { class: "c13-run-summary", "aria-live": "polite", "data-run": name });
   const figure = el("figure", { class: "c13-fig c13-hist" });
   const node = el("div", { class: "c13-run" }, el("div", { class: "c13-progress" }, progress, progressText, cancel),
     summary, figure);
-  return { node, progress, progressText, cancel, summary, figure };
+  return Object.assign(area, { node, progress, progressText, cancel, summary, figure });
+}
+
+/** What a cancelled run leaves, in words that are true: only this run stopped. */
+export function cancelledNote(python) {
+  return python.state === "ready" ? "已取消。只停了这一次运行：Python 抽样器还在后台线程里，下次运行直接开始。"
+    : "已取消。Python 抽样器在后台接着载入，下次运行不用从头再来。";
 }
 
 /** Empty an area (its run belonged to a prefix or draft no longer chosen); a run still going is left alone. */
@@ -48,19 +56,21 @@ export async function execute(widget, area, { dist, scheme, n, seed, chunk }, do
   area.summary.dataset.state = "running";
   area.node.dataset.progress = "0";
   const started = performance.now();
+  const task = (area.task = widget.python.task());
   try {
     const result = await widget.python.run({ key: dist.key, p: dist.pJSON, q: dist.qJSON, scheme, seed, n, chunk }, (m) => {
       area.node.dataset.progress = String(Number(area.node.dataset.progress) + 1);
       area.progress.value = m.done;
       area.progressText.textContent = `已跑 ${num(m.done)} / ${num(n)} 轮`;
-    });
+    }, task);
     area.progressText.textContent = `完成：${num(n)} 轮`;
     done(result, performance.now() - started);
   } catch (err) {
-    area.progressText.textContent = err.cancelled ? "已取消。下次运行会重新启动 Python 抽样器。" : `运行失败：${err.message}`;
+    area.progressText.textContent = err.cancelled ? cancelledNote(widget.python) : `运行失败：${err.message}`;
     area.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
   } finally {
     // the cancel button hides: a keyboard focus on it goes back to the control that started the run
+    if (area.task === task) area.task = null;
     const onCancel = document.activeElement === area.cancel;
     area.progress.hidden = true;
     area.cancel.hidden = true;

@@ -32,6 +32,12 @@ export function contextProblem({ prompt, nNew, k }, { context, longest }) {
     `k = ${k}，共至少 ${num(total)} 个位置，超过上下文 ${context}。请缩短提示，或少写几个新 token。`;
 }
 
+/** Why the chosen temperature cannot run (only those the payload offers can: 0 and 1), or null. */
+export function temperatureProblem(temperature, temperatures) {
+  if (temperatures.includes(temperature)) return null;
+  return `温度 T = ${temperature} 不能用：这里只有 ${temperatures.map((t) => `T = ${t}`).join(" 和 ")}。请选其中一个。`;
+}
+
 /** The form. values() reads it (a seed that is not a whole number in range is replaced, and the note says so). */
 export function e6Controls(group, e6, roles) {
   const d = e6.defaults;
@@ -66,5 +72,6 @@ export function e6Controls(group, e6, roles) {
   function sizes() {
     return { prompt: prompt.value, k: Number(k.box.value), nNew: Number(nNew.box.value) };
   }
-  return { node, values, sizes, check, prompt, onChange: (fn) => node.addEventListener("input", fn) };
+  const temperature = () => Number(checked(`${group}-temp`));
+  return { node, values, sizes, temperature, check, prompt, onChange: (fn) => node.addEventListener("input", fn) };
 }

@@ -7,17 +7,21 @@
 // the same seed, and report every token and round as it happens, then the reader's own measurements.
 // Every draw, accept test and greedy pick is a call into widgets/sampler.py in Pyodide, through the glue below.
 //
-// Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, modelsURL, files}
-//               {type: "e6-cancel"}      the running job stops after its current round
+// Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, modelsURL, files, sha256,
+//                stallMs}               files: name → bytes; sha256: name → hex (checked before parsing)
+//               {type: "e6-cancel"}      the running job is answered as cancelled at once: its downloads are
+//                                        aborted, its loop stops after its current round; what is loaded stays
 // Messages out: {type: "e6-event", id, event}   event as in the design (e6-stage, e6-bytes, e6-prompt, …)
 //               {type: "done", id, result}       {type: "error", id, message, cancelled}
 
 import { GPT, Decoder } from "./model.mjs";
 import { BPETokenizer } from "./tokenizer.mjs";
 import { cancelledError, speculative, targetOnly } from "./speculate.mjs";
+import { STALL_MS, fetchBytes, incompleteError, mismatchError, sha256Hex, unreadableError } from "./download.mjs";
+
+export { sha256Hex };
 
 const TARGET = "ref_baseline";
-const BYTES_EVERY_MS = 100;
 
 // The glue over sampler.py (already imported as `sampler` by the worker). A JS Float64Array row arrives as a
 // JsProxy; array('d', its bytes) holds the very same doubles for one memcpy (tolist() would build 2,048 float
@@ -103,48 +107,50 @@ export function contextMessage(promptLength, nNew, k, context) {
     "请缩短提示，或减少新 token 数、k。";
 }
 
-/** An ArrayBuffer from url, reporting onBytes(bytes, total) while it arrives. */
-async function fetchBytes(fetchFn, url, file, total, onBytes) {
-  let response;
-  try {
-    response = await fetchFn(url);
-  } catch (err) {
-    throw new Error(`${file} 下载失败（${err?.message || err}）。网络可能中断了，可以重试。`);
-  }
-  if (!response.ok) {
-    throw new Error(`${file} 下载失败（HTTP ${response.status}）。站点可能没有完整构建：请在项目目录执行 make site 后重试。`);
-  }
-  const size = total || Number(response.headers.get("Content-Length")) || null;
-  if (!response.body) {
-    const buffer = await response.arrayBuffer();
-    onBytes(buffer.byteLength, size);
-    return buffer;
-  }
-  const reader = response.body.getReader();
-  const chunks = [];
-  let got = 0;
-  let last = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    got += value.byteLength;
-    const now = performance.now();
-    if (now - last > BYTES_EVERY_MS) { last = now; onBytes(got, size); }
-  }
-  onBytes(got, size);
-  const out = new Uint8Array(got);
-  let at = 0;
-  for (const chunk of chunks) { out.set(chunk, at); at += chunk.byteLength; }
-  return out.buffer;
+/** A model whose output is not a finite number (NaN or ∞ in its logits): it is dropped, never used. */
+export function nonFiniteError(file) {
+  const err = new Error(`${file} 算出的 logits 里有非有限数（NaN 或无穷大）：这个模型文件坏了。它没有被留下；` +
+    "按“开始”会重新下载它。如果仍然出错，请在项目目录执行 make site 重新构建站点。");
+  err.badFile = file;
+  return err;
 }
 
-/** A few untimed forwards so that the first timed ones are not the JIT's (and the kernel's) first. */
-function warmUp(gpt) {
-  const decoder = new Decoder(gpt);
+function finiteRows(rows) {
+  for (const row of rows) for (let i = 0; i < row.length; i++) if (!Number.isFinite(row[i])) return false;
+  return true;
+}
+
+/** A Decoder whose every logits row is checked before anything (a softmax, the sampler) reads it. */
+export class CheckedDecoder extends Decoder {
+  constructor(gpt, file) {
+    super(gpt);
+    this.file = file;
+  }
+
+  logits(tokens, last) {
+    const rows = super.logits(tokens, last);
+    if (!finiteRows(rows)) throw nonFiniteError(this.file);
+    return rows;
+  }
+}
+
+/** A few untimed forwards so that the first timed ones are not the JIT's (and the kernel's) first; a model whose
+ * logits are not finite fails here, before it is kept. */
+function warmUp(gpt, file) {
+  const decoder = new CheckedDecoder(gpt, file);
   const tokens = Array.from({ length: 8 }, (_, i) => i);
   decoder.probs(tokens, 1);
   for (let i = 0; i < 3; i++) decoder.probs(tokens.concat(Array(i + 1).fill(0)), 1);
+}
+
+/** A Python exception's last line (never its traceback), for a message in words. */
+function pythonReason(err) {
+  const lines = String(err?.message || err).trim().split("\n").filter((l) => l.trim());
+  return lines[lines.length - 1] || "unknown error";
+}
+
+function isPythonError(err) {
+  return err?.constructor?.name === "PythonError" || err?.type !== undefined || /Traceback \(most recent call/.test(String(err?.message));
 }
 
 export class Engine {
@@ -152,66 +158,111 @@ export class Engine {
   constructor({ pyodide, post, fetchFn, clock }) {
     this.pyodide = pyodide;
     this.post = post;
-    this.fetchFn = fetchFn || ((url) => fetch(url));
+    this.fetchFn = fetchFn || ((url, init) => fetch(url, init));
     this.clock = clock;
     this.sampler = null;
     this.cache = new Map(); // file name → Promise of the parsed tokenizer / GPT
+    this.loaded = new Set(); // the files whose promise has resolved: what a cancelled run leaves for the next
     this.job = null;         // the running job: {id, cancelled}
   }
 
   handle(m) {
     if (m.type === "e6-cancel") {
-      if (this.job) this.job.cancelled = true;
+      // settled at once: its downloads are aborted, its loop stops at its next round, and nothing of it is awaited
+      const job = this.job;
+      if (!job) return;
+      job.cancelled = true;
+      job.controller.abort(cancelledError());
+      this.dropUnfinished();
+      job.settle({ type: "error", message: cancelledError().message, cancelled: true, kept: [...this.loaded].sort() });
       return;
     }
     if (m.type !== "e6-run") throw new Error(`unknown E6 request ${m.type}`);
     if (this.job) {
-      this.post({ type: "error", id: m.id, message: "上一次运行还没有结束。" });
+      this.post({ type: "error", id: m.id, message: "上一次运行还没有结束：请等它结束，或先按“取消”。" });
       return;
     }
-    const job = (this.job = { id: m.id, cancelled: false });
-    const settle = (message) => {
-      this.job = null;
+    const job = { id: m.id, cancelled: false, controller: new AbortController(), settled: false };
+    job.settle = (message) => {
+      if (job.settled) return;
+      job.settled = true;
+      if (this.job === job) this.job = null;
       this.post({ ...message, id: m.id });
     };
-    this.run(m, job).then((result) => settle({ type: "done", result }),
-      (err) => settle({ type: "error", message: err?.message || String(err), cancelled: !!err?.cancelled }));
+    this.job = job;
+    this.run(m, job).then((result) => job.settle({ type: "done", result: { ...result, kept: [...this.loaded].sort() } }),
+      (err) => {
+      if (err?.stalled || job.cancelled) this.dropUnfinished();
+      job.settle({ type: "error", message: err?.message || String(err), cancelled: !!err?.cancelled,
+        kept: [...this.loaded].sort() });
+    });
   }
 
-  /** The parsed file `name` (cached: a second run downloads nothing). */
-  load(name, modelsURL, files, emit) {
+  /** Downloads not yet loaded are forgotten: a next run starts them afresh instead of awaiting an aborted one. */
+  dropUnfinished() {
+    for (const name of [...this.cache.keys()]) if (!this.loaded.has(name)) this.cache.delete(name);
+  }
+
+  /** The parsed file `name` (cached: a second run downloads nothing). Its bytes are checked against the sha256
+   * the build recorded (sha256[name], when given) before anything parses them; a model whose logits are not finite
+   * fails too. A failure keeps nothing: the next run downloads the file again. */
+  load(name, modelsURL, files, emit, sha256, options) {
     if (!this.cache.has(name)) {
       const loading = fetchBytes(this.fetchFn, new URL(name, modelsURL).href, name, files?.[name],
-        (bytes, total) => emit({ type: "e6-bytes", file: name, bytes, total }))
-        .then((buffer) => {
-          if (name.endsWith(".json")) return BPETokenizer.fromJSON(JSON.parse(new TextDecoder().decode(buffer)));
-          const gpt = GPT.fromSafetensors(buffer);
-          warmUp(gpt);
-          return gpt;
-        });
-      loading.catch(() => this.cache.delete(name)); // a failed download is tried again next time
+        (bytes, total) => emit({ type: "e6-bytes", file: name, bytes, total }), options)
+        .then(async (buffer) => {
+          const size = files?.[name];
+          if (size && buffer.byteLength !== size) throw incompleteError(name, buffer.byteLength, size);
+          const want = sha256?.[name];
+          if (want && (await sha256Hex(buffer)) !== want) throw mismatchError(name);
+          let parsed;
+          try {
+            parsed = name.endsWith(".json") ? BPETokenizer.fromJSON(JSON.parse(new TextDecoder().decode(buffer)))
+              : GPT.fromSafetensors(buffer);
+          } catch (err) {
+            throw unreadableError(name, err);
+          }
+          if (!name.endsWith(".json")) warmUp(parsed, name);
+          return parsed;
+        })
+        .then((parsed) => { if (this.cache.get(name) === loading) this.loaded.add(name); return parsed; });
+      // a failed download is tried again next time (unless a later run has started it afresh already)
+      loading.catch(() => { if (this.cache.get(name) === loading) this.forget(name); });
       this.cache.set(name, loading);
     }
     return this.cache.get(name);
   }
 
-  async models(args, modelsURL, files, emit) {
+  /** Drop a file: the next run downloads it again. */
+  forget(name) {
+    this.cache.delete(name);
+    this.loaded.delete(name);
+  }
+
+  async models(args, modelsURL, files, emit, sha256, options) {
     const names = ["tokenizer.json", `${TARGET}.safetensors`, `${args.draft}.safetensors`];
     if (files && !Object.hasOwn(files, names[2])) throw new Error(`没有名为 ${args.draft} 的草稿模型。`);
-    const [tokenizer, target, draft] = await Promise.all(names.map((n) => this.load(n, modelsURL, files, emit)));
-    return { tokenizer, target, draft };
+    const [tokenizer, target, draft] = await Promise.all(names.map((n) => this.load(n, modelsURL, files, emit, sha256,
+      options)));
+    return { tokenizer, target, draft, names };
   }
 
   async run(m, job) {
-    const { args, modelsURL, files } = m;
+    const { args, modelsURL, files, sha256 } = m;
+    const stallMs = Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS;
     const emit = (event) => this.post({ type: "e6-event", id: m.id, event });
     const cancelled = () => job.cancelled;
     const k = Number(args.k), nNew = Number(args.nNew), seed = Number(args.seed ?? 0);
-    const greedy = Number(args.temperature) === 0;
+    const temperature = Number(args.temperature);
+    if (temperature !== 0 && temperature !== 1) {
+      throw new Error(`温度 T = ${args.temperature} 不能用：这里只有 T = 0（每步取最大）和 T = 1（按分布抽）。请选其中一个。`);
+    }
+    const greedy = temperature === 0;
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`k = ${args.k}：草稿每轮至少要提议 1 个 token（k 取正整数）。`);
     if (!(Number.isInteger(nNew) && nNew >= 1)) throw new Error(`新 token 数 ${args.nNew} 不是正整数。`);
     emit({ type: "e6-stage", stage: "weights" });
-    const { tokenizer, target, draft } = await this.models(args, modelsURL, files, emit);
+    const { tokenizer, target, draft, names } = await this.models(args, modelsURL, files, emit, sha256,
+      { signal: job.controller.signal, stallMs });
     if (cancelled()) throw cancelledError();
     this.sampler ??= samplerAdapter(this.pyodide);
 
@@ -229,12 +280,20 @@ export class Engine {
     const stream = () => (greedy ? null : streams[streams.push(this.sampler.stream(seed)) - 1]);
     try {
       emit({ type: "e6-stage", stage: "target" });
-      const t = await targetOnly({ ...common, target: new Decoder(target), stream: stream(),
+      const [targetFile, draftFile] = names.slice(1);
+      const t = await targetOnly({ ...common, target: new CheckedDecoder(target, targetFile), stream: stream(),
         onToken: ({ index, token }) => emit({ type: "e6-token", index, token, label: label(token) }) });
       emit({ type: "e6-stage", stage: "speculative" });
-      const s = await speculative({ ...common, target: new Decoder(target), draft: new Decoder(draft), k,
-        stream: stream(), onRound: (r) => emit(roundEvent(r, label, greedy)) });
+      const s = await speculative({ ...common, target: new CheckedDecoder(target, targetFile),
+        draft: new CheckedDecoder(draft, draftFile), k, stream: stream(), onRound: (r) => emit(roundEvent(r, label, greedy)) });
       return result({ t, s, tokenizer, promptIds, labels, label, args: { ...args, k, nNew, seed } });
+    } catch (err) {
+      if (err?.badFile) this.forget(err.badFile);
+      if (err?.cancelled || !isPythonError(err)) throw err;
+      // the sampler refused what the models gave it: said in words, and neither model is kept
+      for (const name of names.slice(1)) this.forget(name);
+      throw new Error(`抽样器 sampler.py 拒绝了模型算出的概率（${pythonReason(err)}），可能是模型文件坏了。` +
+        `${names.slice(1).join(" 和 ")} 没有被留下，按“开始”会重新下载。如果仍然出错，请在项目目录执行 make site 重新构建站点。`);
     } finally {
       for (const s of streams) s.destroy();
     }

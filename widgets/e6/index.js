@@ -7,7 +7,7 @@
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
 // cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run.
 import { el, fill, mount, uid } from "../c13-util.js";
-import { contextProblem, e6Controls, longestToken } from "./controls.js";
+import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
 import { showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
 
@@ -61,9 +61,12 @@ function build(live, data, run) {
   };
   w.labelOf = (id) => w.labels[id] ?? data.labels[id] ?? `#${id}`;
   w.rounds = roundList(w.labelOf);
+  // a run downloads the tokenizer, the target and the chosen draft: say what each choice of draft costs
+  const perDraft = e6.drafts.map((draft) => `用 ${draft} 共 ${megabytes(neededFiles(e6, { draft })
+    .reduce((sum, name) => sum + (e6.files[name] || 0), 0))}`).join("，");
   live.append(w.controls.node,
-    el("p", { class: "c13-hint c13-e6-weight", text: `按“开始”后才下载三个模型的 float16 权重和分词器，共 ` +
-      `${megabytes(total)}（还有 Python 抽样器，如果 E2 还没载入它）；同一个页面里只下载一次。` }),
+    el("p", { class: "c13-hint c13-e6-weight", text: `按“开始”后才下载目标模型和你选的草稿模型的 float16 权重，以及分词器：` +
+      `${perDraft}（还有 Python 抽样器，如果 E2 还没载入它）；同一个页面里每个文件只下载一次。` }),
     el("div", { class: "c13-buttons" }, w.start, w.cancel), w.progress.node, w.promptLine, w.rounds.node, w.texts,
     w.report);
   w.rounds.clear();
@@ -88,6 +91,21 @@ function onEvent(section, w, event) {
     w.labels[event.token] = event.label;
     w.rounds.add(event, section.dataset.temperature === "0");
   }
+}
+
+/** What a cancelled run leaves, true to what the worker holds (err.kept: the files loaded and checked there). */
+export function cancelledText(err, needed, python) {
+  const kept = (err?.kept || []).filter((name) => needed.includes(name));
+  const missing = needed.filter((name) => !kept.includes(name));
+  const pyodide = python.state === "ready" ? "" : "Python 抽样器在后台接着载入。";
+  if (!kept.length) return `已取消。还没有下载完任何模型文件，再按“开始”会重新下载。${pyodide}`;
+  return `已取消。已经下载并核对过的 ${kept.join("、")} 留在后台线程里，再按“开始”不用重新下载` +
+    (missing.length ? `；${missing.join("、")} 还没下载完，会重新下载。` : "。");
+}
+
+/** The files a run with these arguments needs: the tokenizer, the target and the chosen draft. */
+export function neededFiles(e6, args) {
+  return ["tokenizer.json", `${e6.target}.safetensors`, `${args.draft}.safetensors`];
 }
 
 /** Empty what the last run showed; the section says which run is on. */
@@ -123,10 +141,12 @@ export function render(section, data) {
   };
   setRunning(false);
   const check = () => {
-    const problem = contextProblem(w.controls.sizes(), { context: data.e6.context, longest });
+    const tooLong = contextProblem(w.controls.sizes(), { context: data.e6.context, longest });
+    const temperature = tooLong ? null : temperatureProblem(w.controls.temperature(), data.e6.temperatures);
+    const problem = tooLong || temperature;
     w.controls.check.textContent = problem || "";
     w.controls.check.classList.toggle("c13-error", Boolean(problem));
-    w.controls.check.dataset.problem = problem ? "context" : "";
+    w.controls.check.dataset.problem = tooLong ? "context" : temperature ? "temperature" : "";
     return problem;
   };
   w.controls.onChange(() => { if (w.controls.check.dataset.problem) check(); });
@@ -136,7 +156,14 @@ export function render(section, data) {
     const args = w.controls.values();
     reset(section, w, args);
     setRunning(true);
+    // what this run downloads: the files it needs that the worker does not hold yet
+    const held = data.python.state === "ready" ? data.python.e6Kept || [] : [];
+    w.progress.begin(neededFiles(data.e6, args).filter((name) => !held.includes(name))
+      .reduce((sum, name) => sum + (data.e6.files[name] || 0), 0));
     w.progress.stage(data.python.state === "ready" ? "weights" : "python");
+    // a cold start: Pyodide's steps and bytes, as E2's status line shows them
+    const unsubscribe = data.python.subscribe((snapshot) =>
+      w.progress.python(snapshot, data.pythonStages || [], data.pyodide_bytes));
     try {
       const result = await data.python.e6Run(args, (event) => onEvent(section, w, event));
       Object.assign(w.labels, result.labels || {});
@@ -147,10 +174,11 @@ export function render(section, data) {
       section.dataset.state = "done";
     } catch (err) {
       section.dataset.state = err?.cancelled ? "cancelled" : "failed";
-      w.progress.say(err?.cancelled ? "已取消。已经下载的模型留在后台线程里，再按“开始”就能接着用。"
+      w.progress.say(err?.cancelled ? cancelledText(err, neededFiles(data.e6, args), data.python)
         : `没能跑完：${err?.message || err}`);
       w.progress.node.classList.toggle("c13-error", !err?.cancelled);
     } finally {
+      unsubscribe();
       setRunning(false);
     }
   }

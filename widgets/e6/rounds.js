@@ -28,16 +28,25 @@ export function readLabels(labels) {
   return readable(labels.flatMap((label) => labelBytes(label)));
 }
 
-/** The progress line: the stage, and while the files download, the bytes received of the total. */
+/** The progress line: the stage, and while the files download, the bytes received of the total. begin(total) starts
+ * a run: total is what this run downloads (the files it needs that the worker does not hold yet). While Pyodide
+ * loads, python(snapshot) shows its step and bytes, as E2's status line does. */
 export function progressLine(totalBytes) {
   const bar = el("progress", { max: 1, value: 0, "aria-label": "E6 载入进度", hidden: true });
   const text = el("span", { class: "c13-e6-progress-text" });
   const node = el("div", { class: "c13-progress c13-e6-progress", role: "status" }, bar, text);
-  const got = {};
+  let got = {};
   let stage = null;
+  let pyodide = null; // {step, steps, label, got, total} while Pyodide loads
   function show() {
     const received = Object.values(got).reduce((a, b) => a + b, 0);
-    if (stage === "weights" && totalBytes > 0) {
+    if (stage === "python" && pyodide) {
+      const { step, steps, label, got: have, total } = pyodide;
+      Object.assign(bar, { hidden: !(total > 0), max: total || 1, value: Math.min(have, total || 0) });
+      text.textContent = `${STAGES.python}：第 ${step}/${steps} 步，${label}……` +
+        (have > 0 ? `已收到 ${megabytes(have)} / ${megabytes(total)}` : "");
+      node.dataset.pyodideBytes = String(have);
+    } else if (stage === "weights" && totalBytes > 0) {
       Object.assign(bar, { hidden: false, max: totalBytes, value: Math.min(received, totalBytes) });
       text.textContent = `${STAGES.weights}：已收到 ${megabytes(received)} / ${megabytes(totalBytes)}`;
     } else {
@@ -49,8 +58,17 @@ export function progressLine(totalBytes) {
   }
   return {
     node,
+    begin(total) { totalBytes = total; got = {}; pyodide = null; stage = null; show(); },
     stage(name) { stage = name; show(); },
     bytes({ file, bytes }) { got[file] = bytes; show(); },
+    python(snapshot, stages, sizes) {
+      if (snapshot.state !== "loading" || stage !== "python") return;
+      const index = Math.max(0, snapshot.stageIndex ?? 0);
+      const sum = (o) => Object.values(o || {}).reduce((a, b) => a + b, 0);
+      pyodide = { step: Math.min(index + 1, stages.length), steps: stages.length, label: stages[index]?.[1] ?? "",
+        got: sum(snapshot.bytes), total: sum(sizes) };
+      show();
+    },
     note(message) { bar.hidden = true; text.textContent = message; },
     say(message) { stage = null; bar.hidden = true; text.textContent = message; node.dataset.stage = ""; },
   };

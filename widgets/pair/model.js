@@ -60,10 +60,16 @@ export function toFragment(pair) {
   return `pair=p:${pair.p.map(percent).join(",")};q:${pair.q.map(percent).join(",")}`;
 }
 
+// one weight of the address: plain decimal digits, as toFragment writes them (no sign, exponent, hex, Infinity),
+// at most six before the point, so that six of them cannot overflow their sum
+const WEIGHT = /^\d{1,6}(\.\d{1,6})?$/;
+
 function readList(text, size, unit) {
-  const values = text.split(",").map((s) => (s.trim() === "" ? NaN : Number(s)));
-  if (values.length !== size || values.some((v) => !Number.isFinite(v) || v < 0)) return null;
-  if (!(values.reduce((a, b) => a + b, 0) > 0)) return null;
+  const parts = text.split(",").map((s) => s.trim());
+  if (parts.length !== size || !parts.every((s) => WEIGHT.test(s))) return null;
+  const values = parts.map(Number);
+  const total = values.reduce((a, b) => a + b, 0);
+  if (!(Number.isFinite(total) && total > 0)) return null;
   return toUnits(values, unit);
 }
 
@@ -81,8 +87,8 @@ export function fromFragment(hash, size, unit) {
   const p = m && readList(m[1], size, unit);
   const q = m && readList(m[2], size, unit);
   if (!p || !q) {
-    return { error: `地址里的 #pair= 不是一对可用的分布：p 和 q 各要 ${size} 个非负数、总和大于 0（例如 ` +
-      `#pair=p:30,25,18,12,9,6;q:62,22,9,4,2,1）` };
+    return { error: `地址里的 #pair= 不是一对可用的分布：p 和 q 各要 ${size} 个非负的十进制数（如 30 或 16.7，` +
+      `不要科学记数法或十六进制）、总和大于 0（例如 #pair=p:30,25,18,12,9,6;q:62,22,9,4,2,1）` };
   }
   return { p, q };
 }

@@ -13,6 +13,12 @@ const SCHEMES = [
 ];
 
 function verdict(result, stats, floor) {
+  if (!(floor > 0)) {
+    // p on one token: direct sampling gives that token every time, so the noise floor is 0 and no ratio exists
+    const one = "p 只有一个 token：直接从 p 抽每次都得到它，噪声基准是 0。";
+    return one + (result.tv === 0 ? "这次的输出也每次都是它（TV = 0）：输出就是 p。"
+      : `这次的 TV 是 ${fixed(result.tv, 4)}，不是 0：输出不是 p。`);
+  }
   const ratio = result.tv / floor;
   if (result.scheme !== "resample_p") {
     return `TV 是噪声基准的 ${fixed(ratio, 2)} 倍。` + (ratio < 2 ? "和直接从 p 抽一样，差别只是抽样噪声：输出就是 p。" :
@@ -30,7 +36,9 @@ function showResult(area, result, job, labels) {
   row("输出与 p 的 TV 距离", el("strong", { text: fixed(result.tv, 4) }));
   row("噪声基准", `直接从 p 抽 ${num(result.n)} 次，TV 的期望 ≈ ${fixed(floor, 4)}`);
   if (result.scheme !== "direct") row("接受率", `${pct(result.acceptance_rate, 1)}（α = ${pct(result.alpha, 1)}）`);
-  fill(area.summary, list, el("p", { class: "c13-hint", text: verdict(result, { tv: job.tv }, floor) }));
+  // the closed-form TV: a preset's from the build, any pair's (an edited one too) from this run's sampler.py
+  const tv = Number.isFinite(job.tv) ? job.tv : result.tv_resample_p;
+  fill(area.summary, list, el("p", { class: "c13-hint", text: verdict(result, { tv }, floor) }));
   Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), n: String(result.n),
     seed: String(result.seed), scheme: result.scheme, noise: String(floor), counts: JSON.stringify(result.counts) });
   fill(area.figure, fromMarkup(outputHistogram({ columns: job.columns, labels, n: labels.length, counts: result.counts,

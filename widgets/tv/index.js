@@ -2,9 +2,10 @@
 // python.run of widgets/sampler.py in the Pyodide worker with the pair, scheme, seed and n the generator used
 // (generator/data/tv_curve.py), so the browser's TV equals the offline one to the last bit; the figure
 // (widgets/figures/tv_curve.mjs, the build-time figure's own function) rings each point as it comes back.
-// Cancellable (python.cancel ends the worker, as E2's cancel does), with progress; the static figure stays the
+// Cancellable (its own task: the worker and the other experiments' runs stay), with progress; the static figure stays the
 // first state, and what the page shows without JavaScript.
 import { el, fill, fromMarkup, num, unpack, uid } from "../c13-util.js";
+import { cancelledNote } from "../e2/runs.js";
 import { powerLabel, tvCurve } from "../figures/tv_curve.mjs";
 
 const CHUNK = 50_000; // rounds between two progress reports of one run
@@ -87,7 +88,7 @@ export function render(section, data) {
     ui.run.textContent = `在浏览器里重跑（${jobs.length} 个点，共 ${num(jobs.reduce((s, j) => s + j.n, 0))} 次抽样）`;
   };
   ui.select.addEventListener("change", label);
-  ui.cancel.addEventListener("click", () => data.python.cancel());
+  ui.cancel.addEventListener("click", () => state.task?.cancel());
   ui.run.addEventListener("click", () => {
     if (!state.running) rerun(Number(ui.select.value));
   });
@@ -109,13 +110,14 @@ export function render(section, data) {
     let drawn = 0;
     let equal = 0;
     let count = 0;
+    const task = (state.task = data.python.task());
     try {
       for (const job of jobs) {
         const result = await data.python.run({ key: pair.key, p: pair.p, q: pair.q, scheme: job.scheme, seed: job.seed,
           n: job.n, chunk: Math.min(job.n, CHUNK) }, (m) => {
           ui.progress.value = drawn + m.done;
           ui.progressText.textContent = `第 ${count + 1} / ${jobs.length} 个点：已抽 ${num(drawn + m.done)} / ${num(total)} 次`;
-        });
+        }, task);
         drawn += job.n;
         count += 1;
         state.live[job.scheme][job.s][job.i] = result.tv;
@@ -126,10 +128,11 @@ export function render(section, data) {
       ui.progressText.textContent = `完成：${jobs.length} 个点，${num(total)} 次抽样。`;
       ui.summary.dataset.state = "done";
     } catch (err) {
-      ui.progressText.textContent = err.cancelled ? `已取消（算完 ${count} 个点）。下次运行会重新启动 Python 抽样器。`
+      ui.progressText.textContent = err.cancelled ? `${cancelledNote(data.python).replace("已取消。", `已取消（算完 ${count} 个点）。`)}`
         : `运行失败：${err.message}`;
       ui.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
     } finally {
+      if (state.task === task) state.task = null;
       const onCancel = document.activeElement === ui.cancel;
       setRunning(false);
       if (onCancel || !(document.activeElement instanceof HTMLElement) || document.activeElement === document.body) {
