@@ -1,6 +1,7 @@
-/* The page's static helper (the live widgets are c13-widgets.js), loaded on every page:
- * - on file:// show each experiment's notice that live runs need the local server (math is rendered at
- *   build time);
+/* The page's static helper, loaded on every page:
+ * - it loads the live widgets (c13-widgets.js, an ES module) from next to itself, except on file://, where a
+ *   browser refuses module scripts (a CORS error in the console): there each experiment keeps its static version
+ *   and shows its notice that live runs need the local server (math is rendered at build time);
  * - every box that scrolls sideways (a wide table in the theme's .md-typeset__scrollwrap, a display formula,
  *   a .c13-scroll box) becomes reachable by keyboard: tabindex 0, role "region" and a name taken from what
  *   it holds, so that the arrow keys scroll it. Only boxes that really scroll at the current width get
@@ -10,6 +11,8 @@
 "use strict";
 {
 
+  // this script's own address, known only while it first runs: the widgets' module lies beside it
+  const HERE = document.currentScript && document.currentScript.src;
   const SCROLLERS = ".md-typeset__scrollwrap, .md-typeset div.arithmatex, .md-typeset .c13-scroll";
   const MARK = "data-c13-scroller";
   // a box with something focusable inside is reached (and scrolled) through it: E2's formula terms
@@ -97,7 +100,17 @@
     }
   }
 
+  function loadWidgets() {
+    if (window.location.protocol === "file:" || !HERE || document.querySelector("script[data-c13-widgets]")) return;
+    const script = document.createElement("script");
+    script.type = "module";
+    script.src = new URL("c13-widgets.js", HERE).href;
+    script.dataset.c13Widgets = "";
+    document.head.appendChild(script);
+  }
+
   function init() {
+    loadWidgets();
     showFileNotices(document.body);
     markScrollers(document);
     watch();

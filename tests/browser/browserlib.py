@@ -87,11 +87,13 @@ def opened(browser, url, allow_errors=(), routes=(), **context_args):
 @contextmanager
 def from_disk(browser, site, settle_ms):
     """The built page opened from disk (file://), as a reader who double-clicks index.html: yields the page, the
-    URLs it requested and the errors it threw, once it has loaded and settle_ms more have passed."""
+    URLs it requested and the errors it threw or logged to the console (a module script refused from file:// is
+    one), once it has loaded and settle_ms more have passed."""
     context = browser.new_context()
     page = context.new_page()
     requests, errors = [], []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
     context.on("request", lambda r: requests.append(r.url))
     try:
         page.goto((site / "index.html").as_uri())
