@@ -112,6 +112,18 @@ def wait_ready(page):
     page.wait_for_function("document.querySelector('#e2').dataset.pyodide === 'ready'", timeout=PYODIDE_TIMEOUT_MS)
 
 
+def cancel_e2_run(page, timeout=10_000):
+    """Tab ③, the correct scheme: ×100,000 pressed and its 取消 right after; returns once the run reads cancelled."""
+    page.click("#e2 [role=tab] >> nth=2")
+    page.check("#e2 .c13-predict input[value=correct]")
+    page.evaluate("""() => {
+        document.querySelector("#e2 button[data-n='100000']").click();
+        [...document.querySelectorAll('#e2 .c13-run button')].find(b => b.textContent === '取消' && !b.hidden).click();
+    }""")
+    page.wait_for_function("document.querySelector('#e2 [data-run=main]').dataset.state === 'cancelled'",
+                           timeout=timeout)
+
+
 def run_main(page, prediction, n, seed):
     """Tab ③: answer the prediction, set the seed, press the run button for n rounds; the summary's dataset."""
     page.click("#e2 [role=tab] >> nth=2")

@@ -13,6 +13,7 @@ import threading
 
 import pytest
 from browserlib import CHROMIUM_ARGS, PHONE, PREFIX, WIDE, chromium_path, opened
+from faultlib import serve_with_faults
 
 from generator.pages.serve import make_server
 
@@ -63,3 +64,8 @@ def phone_page(request, browser, served):
         yield page
 
 
+@pytest.fixture(scope="module")
+def faulty(site):
+    """The site served by a server that slows, stalls or drops some files on demand (faultlib.py)."""
+    with serve_with_faults(site) as faults_and_url:
+        yield faults_and_url

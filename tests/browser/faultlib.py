@@ -1,11 +1,11 @@
 """Helpers of the fault tests (test_faults*.py, issue 22): E6 driven as a reader drives it, files served broken, and
 a server of the site whose answers for some files are slowed, stalled or dropped on demand."""
+import contextlib
 import functools
 import http.server
 import threading
 from urllib.parse import urlsplit
 
-import pytest
 from browserlib import PREFIX, PYODIDE_TIMEOUT_MS, dataset
 
 from generator.pages.serve import SiteHandler
@@ -143,9 +143,10 @@ class FaultyHandler(SiteHandler):
         self.close_connection = True
 
 
-@pytest.fixture(scope="module")
-def faulty(site):
-    """The site served like `served`, by a server whose answers for some files are slowed or stalled on demand."""
+@contextlib.contextmanager
+def serve_with_faults(site):
+    """The site served like `served`, by a server whose answers for some files are slowed or stalled on demand:
+    yields (faults, url); the `faulty` fixture of conftest.py."""
     faults = Faults()
     handler = functools.partial(type("Handler", (FaultyHandler,), {"faults": faults}), directory=str(site), prefix=PREFIX)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

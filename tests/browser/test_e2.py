@@ -2,7 +2,7 @@
 import math
 import time
 
-from browserlib import (PYODIDE_TIMEOUT_MS, choose, dataset, focused, names, one_round_matches_sampler_py, run_main,
+from browserlib import (PYODIDE_TIMEOUT_MS, cancel_e2_run, choose, dataset, focused, names, one_round_matches_sampler_py, run_main,
                         tab_until, wait_ready)
 
 
@@ -129,13 +129,7 @@ def test_a_run_reports_progress_never_freezes_the_page_and_can_be_cancelled(less
     page, _ = lesson
     wait_ready(page)
     # the button: pressed right after starting, the run ends as cancelled and the page says so
-    page.click("#e2 [role=tab] >> nth=2")
-    page.check("#e2 .c13-predict input[value=correct]")
-    page.evaluate("""() => {
-        document.querySelector("#e2 button[data-n='100000']").click();
-        [...document.querySelectorAll('#e2 .c13-run button')].find(b => b.textContent === '取消' && !b.hidden).click();
-    }""")
-    page.wait_for_function("document.querySelector('#e2 [data-run=main]').dataset.state === 'cancelled'", timeout=10_000)
+    cancel_e2_run(page)
     assert "已取消" in page.inner_text("#e2 .c13-run:has([data-run=main]) .c13-progress")
     # a long run through the page's one worker: progress after each chunk, the main thread keeps ticking
     d = data["distributions"][names(data)[0][0]]

@@ -4,9 +4,9 @@
 arrived. Faults come through the tests' own servers (routes, and faultlib's faulty server)."""
 import time
 
-from browserlib import PYODIDE_TIMEOUT_MS, WIDE, focused, opened
-from faultlib import (CANCEL_BOUND_MS, MODEL_FILES, RUN_TIMEOUT_MS, STALL_MS, cancel_ms, configure, downloads,  # noqa: F401
-                      e6_payload, faulty, long_run, progress, settle_e6, shown_bytes, start_e6, target_name)
+from browserlib import PYODIDE_TIMEOUT_MS, WIDE, cancel_e2_run, focused, opened
+from faultlib import (CANCEL_BOUND_MS, MODEL_FILES, RUN_TIMEOUT_MS, STALL_MS, cancel_ms, configure, downloads,
+                      e6_payload, long_run, progress, settle_e6, shown_bytes, start_e6, target_name)
 
 # ------------------------------------------------------------------------------------------------------------
 # 1. one experiment's 取消 stops its own run only, and E6 says truly what it kept
@@ -24,14 +24,7 @@ def test_cancelling_tv_and_e2_leaves_e6_running_and_its_models_loaded(browser, s
         assert page.get_attribute("#e6", "data-state") == "running", progress(page)
         assert "重新启动" not in page.inner_text("#tv .c13-progress")
         # E2's large run: the same
-        page.click("#e2 [role=tab] >> nth=2")
-        page.check("#e2 .c13-predict input[value=correct]")
-        page.evaluate("""() => {
-            document.querySelector("#e2 button[data-n='100000']").click();
-            [...document.querySelectorAll('#e2 .c13-run button')].find(b => b.textContent === '取消' && !b.hidden).click();
-        }""")
-        page.wait_for_function("document.querySelector('#e2 [data-run=main]').dataset.state === 'cancelled'",
-                               timeout=5_000)
+        cancel_e2_run(page, timeout=5_000)
         assert "重新启动" not in page.inner_text("#e2 .c13-run:has([data-run=main]) .c13-progress")
         # E6 was running when TV's 取消 came (asserted above) and perhaps still when E2's did: it ends as done
         state = settle_e6(page)
@@ -83,8 +76,8 @@ def test_cancel_during_a_slow_download_settles_within_a_second_and_the_retry_dow
         faults.set(name, ("slow", 300_000))
         configure(page)
         start_e6(page)
-        page.wait_for_function(f"() => {{ const e = document.querySelector('#e6 .c13-e6-progress');"
-                               f" return e.dataset.stage === 'weights' && Number(e.dataset.bytes) > 0; }}",
+        page.wait_for_function("() => { const e = document.querySelector('#e6 .c13-e6-progress');"
+                               " return e.dataset.stage === 'weights' && Number(e.dataset.bytes) > 0; }",
                                timeout=RUN_TIMEOUT_MS)
         page.wait_for_timeout(500)
         ms = cancel_ms(page)

@@ -4,7 +4,7 @@ logits are not finite gives a Chinese message naming the file and saying what to
 开始 downloads the file again. No Python traceback is ever shown."""
 import pytest
 from browserlib import WIDE, opened
-from faultlib import (all_nan, configure, faulty, no_traceback, progress, serve_bytes, settle_e6,  # noqa: F401
+from faultlib import (all_nan, configure, no_traceback, progress, serve_bytes, settle_e6,
                       sign_flipped, start_e6, target_name)
 
 # ------------------------------------------------------------------------------------------------------------
