@@ -98,17 +98,6 @@ def verify_digest(data, path):
 # ---------------------------------------------------------------------------------------------
 
 
-def lookup(data, dotted):
-    """(value, True) at a dotted path, or (None, False) when a part is missing."""
-    node = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None, False
-        node = node[part]
-    return node, True
-
-
-
 def absent(data, dotted):
     """Why the value at a dotted path cannot be read, as (field, problem); None when it is there."""
     node, seen = data, []
@@ -164,9 +153,7 @@ def check_models(data, path):
         raise InputError(path, "constants.target", f"is {constants['target']!r}; the target model is {targets[0]!r}")
     if not isinstance(constants["drafts"], list) or sorted(constants["drafts"]) != sorted(drafts):
         raise InputError(path, "constants.drafts", f"is {constants['drafts']!r}; the draft models are {drafts}")
-    for key in ("recipe.steps", "corpus.sha256"):
-        if not lookup(data["card"], key)[1]:
-            raise InputError(path, f"card.{key}", "missing")
+    check_keys(data, path, ("card.recipe.steps", "card.corpus.sha256"))
     return targets[0], constants["drafts"]
 
 
