@@ -60,7 +60,7 @@ def test_a_batch_comes_back_in_order_and_the_same_request_gives_the_same_bytes()
     first, tensor, again = figures.render(batch)
     assert first.startswith('<div class="c13-duo c13-stack" id="s"') and 'id="s-wide"' in first \
         and 'id="s-narrow"' in first
-    assert tensor.startswith('<div class="c13-duo c13-tensor"') and 'id="t-wide"' in tensor and 'id="t-narrow"' in tensor
+    assert re.match(r'<div class="c13-duo (c13-duo-\d+ )?c13-tensor"', tensor) and 'id="t-wide"' in tensor and 'id="t-narrow"' in tensor
     assert first == again
     # the shown columns are the largest max(p, q) first (ties by id), then the folded rest
     assert first.index('data-token="0"') < first.index('data-token="3"') < first.index('data-token="rest"')
@@ -169,3 +169,32 @@ def test_label_bytes_and_readable_text_never_show_a_replacement_character():
     assert bytes(out["bytes"]) == "孔明\n\b".encode() + b"\xe6"
     assert out["text"] == "孔明⏎‹U+0008›‹E6›"
     assert "\ufffd" not in out["text"]
+
+
+SVG_MODULE = ROOT / "widgets" / "figures" / "svg.mjs"
+
+
+def test_a_wide_layout_shows_only_in_a_column_that_keeps_its_smallest_text_at_11_px():
+    """twoLayouts names the column width its wide drawing needs (viewBox width × 11 ÷ the smallest font size,
+    rounded up to a step c13.css has a container query for), and refuses a wide drawing with text under 11 px."""
+    script = ("import { DUO_STEPS, twoLayouts } from %s;"
+              "const draw = (width, size) => (layout) => layout === 'wide' ?"
+              "  `<svg viewBox=\"0 0 ${width} 100\"><text class=\"c13-fs${size} c13-fs14\">a</text></svg>` : '<svg/>';"
+              "const wrapper = (html) => /class=\"([^\"]*)\"/.exec(html)[1];"
+              "let refused = null;"
+              "try { twoLayouts('c', draw(400, 10)); } catch (err) { refused = err.message; }"
+              "console.log(JSON.stringify({ steps: DUO_STEPS, refused,"
+              "  small: wrapper(twoLayouts('a', draw(404, 11))), mid: wrapper(twoLayouts('b', draw(700, 12))),"
+              "  wide: wrapper(twoLayouts('d', draw(860, 11))) }));") % json.dumps(SVG_MODULE.as_uri())
+    node = shutil.which("node") or pytest.fail("node is needed (install Node 20)")
+    run = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["small"] == "c13-duo"                 # 404 × 11 ÷ 11 fits the narrowest step, 560
+    assert out["mid"] == "c13-duo c13-duo-680"       # 700 × 11 ÷ 12 = 642 → 680
+    assert out["wide"] == "c13-duo c13-duo-860"
+    assert out["refused"] and "figure c" in out["refused"] and "11 px" in out["refused"]
+    css = (ROOT / "widgets" / "c13.css").read_text(encoding="utf-8")
+    for step in out["steps"][1:]:
+        assert re.search(r"@container \(max-width: %s\.98px\) \{\s*\.c13-duo-%d > \.c13-duo-wide \{ display: none; \}"
+                         % (step - 1, step), css), f"c13.css has no container query for .c13-duo-{step}"

@@ -1,4 +1,4 @@
-"""What a phone reader cannot read or hit: text drawn under 11 px and tap targets under 24 × 24 px.
+"""What a reader cannot read or hit: text drawn under 11 px and tap targets under 24 × 24 px; and axe's verdict.
 
 Measured in the page as it is laid out, not from the CSS: an SVG's text counts at the size it is drawn after
 the figure is scaled to the screen (font size × the SVG's on-screen scale), HTML text at its computed size.
@@ -9,6 +9,7 @@ sentence, or when a 24 px circle centred on it meets no other target.
 """
 
 MIN_TEXT_PX = 11
+AXE_IMPACTS = ("serious", "critical")
 MIN_TARGET_PX = 24
 
 _TEXT_JS = """([root, minPx]) => {
@@ -104,3 +105,12 @@ def small_text(page, root="article", min_px=MIN_TEXT_PX):
 def small_targets(page, root="article", min_px=MIN_TARGET_PX):
     """Each tap target under `root` smaller than min_px square that has another target within reach."""
     return page.evaluate(_TARGET_JS, [root, min_px])
+
+
+def axe_serious(page, root=None):
+    """Each serious or critical axe violation on the page (or under `root`), the theme's markup included."""
+    from axe_playwright_python.sync_playwright import Axe
+    results = Axe().run(page, context=root) if root else Axe().run(page)
+    bad = [v for v in results.response["violations"] if v.get("impact") in AXE_IMPACTS]
+    return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:6])
+            for v in bad]

@@ -4,6 +4,7 @@ import time
 
 from browserlib import (PYODIDE_TIMEOUT_MS, cancel_e2_run, choose, dataset, focused, names, one_round_matches_sampler_py, run_main,
                         tab_until, wait_ready)
+from legibility import small_text
 
 
 def test_the_picture_and_the_alpha_of_the_chosen_pair(lesson, data):
@@ -16,8 +17,9 @@ def test_the_picture_and_the_alpha_of_the_chosen_pair(lesson, data):
     for layout in ("wide", "narrow"):
         assert page.locator(f"#e2 .c13-e2-picture .c13-duo-{layout} svg .c13-col").count() == \
             data["constants"]["top_n"] + 1
-    assert page.is_visible("#e2 .c13-e2-picture .c13-duo-wide svg")
-    assert not page.is_visible("#e2 .c13-e2-picture .c13-duo-narrow svg")
+    # one layout shows: the wide one only where the column keeps its text at 11 px (1280 px is too narrow for it)
+    shown = [layout for layout in ("wide", "narrow") if page.is_visible(f"#e2 .c13-e2-picture .c13-duo-{layout} svg")]
+    assert len(shown) == 1 and small_text(page, "#e2 .c13-e2-picture") == []
 
 
 def test_the_draft_radios_name_each_drafts_role(lesson, data):
@@ -173,7 +175,7 @@ def test_a_missing_pyodide_file_gives_a_clear_message_and_the_static_version(bro
         assert page.locator("#e2 .c13-py button", has_text="重试").is_visible()
         # the static version is opened next to the message, and still readable
         assert page.get_attribute("#e2 details.c13-static-box", "open") is not None
-        assert page.locator("#e2 details.c13-static-box svg").first.is_visible()
+        assert page.locator("#e2 details.c13-static-box svg:visible").count() >= 1
         # a run asked for now says why it cannot happen instead of hanging
         page.check("#e2 .c13-predict input[value=correct]")
         page.click("#e2 button[data-n='10000']")

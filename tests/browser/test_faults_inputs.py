@@ -129,7 +129,7 @@ BAND_CONTRAST_JS = """() => {
 
 
 def test_dark_palette_e6_after_a_run_passes_axe_and_the_tv_band_shows(browser, served):
-    from test_pair import axe_serious
+    from legibility import axe_serious
     with opened(browser, served + "index.html", viewport=WIDE, color_scheme="dark") as (page, log):
         configure(page, temperature=1)
         start_e6(page)

@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import pytest
 from browserlib import PHONE, WIDE, dataset, focused, opened, sampler
-from legibility import small_targets, small_text
+from legibility import axe_serious, small_targets, small_text
 from test_static_live import normalise
 
 PYODIDE_MS = 180_000
@@ -24,14 +24,6 @@ def wide(browser, served):
         page.wait_for_function("document.documentElement.dataset.c13Widgets === 'ready'", timeout=15_000)
         page.locator("#pair").scroll_into_view_if_needed()
         yield page
-
-
-def axe_serious(page, root):
-    from axe_playwright_python.sync_playwright import Axe
-    results = Axe().run(page, context=root)
-    bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
-    return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:4])
-            for v in bad]
 
 
 def config(page):

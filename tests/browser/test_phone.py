@@ -4,19 +4,11 @@ prose tables that fit the column, and the JavaScript-off line of each experiment
 
 import pytest
 from browserlib import EXPERIMENTS, PHONE, WIDE, opened
-from legibility import small_targets, small_text
+from legibility import axe_serious, small_targets, small_text
 
 PAGES = ("index.html", "provenance.html")
 WIDTHS = {"1280": {"viewport": WIDE}, "375": PHONE}
 SCHEMES = ("light", "dark")
-
-
-def axe_serious(page):
-    """Every serious or critical violation, the theme's markup included; nothing is excluded."""
-    from axe_playwright_python.sync_playwright import Axe
-    results = Axe().run(page)
-    bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
-    return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:6]) for v in bad]
 
 
 def settle(page):
@@ -37,13 +29,15 @@ def test_axe_finds_no_serious_or_critical_violation(browser, served, name, width
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", PAGES)
-def test_the_whole_article_is_legible_on_a_phone(browser, served, name, scheme):
-    """No text under 11 px and no tap target under 24 × 24 px anywhere in the article, experiments included."""
-    with opened(browser, served + name, color_scheme=scheme, **PHONE) as (page, log):
+def test_the_whole_article_is_legible(browser, served, name, width, scheme):
+    """No text under 11 px (an SVG's at its size on screen) and no tap target under 24 × 24 px anywhere in the
+    article, experiments included, on a phone and on a desktop (test_after_runs.py: the same after every run)."""
+    with opened(browser, served + name, color_scheme=scheme, **WIDTHS[width]) as (page, log):
         settle(page)
         text, targets = small_text(page, "article"), small_targets(page, "article")
-        assert not text and not targets, f"{name}, {scheme}:\n" + "\n".join(text + targets)
+        assert not text and not targets, f"{name} at {width} px, {scheme}:\n" + "\n".join(text + targets)
 
 
 @pytest.mark.parametrize("name", PAGES)

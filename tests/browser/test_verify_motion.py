@@ -9,7 +9,7 @@ import re
 
 import pytest
 from browserlib import PHONE, WIDE, focused, opened, tab_until
-from legibility import small_text, small_targets
+from legibility import axe_serious, small_targets, small_text
 from test_static_live import normalise
 
 from generator.pages.formats import fixed, pct, prob
@@ -175,7 +175,6 @@ def test_the_keyboard_alone_drives_it(browser, served, data):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_legible_at_375_px_without_overflow_and_axe_clean(browser, served, data, scheme):
-    from axe_playwright_python.sync_playwright import Axe
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
         index = default_round(data["replay"])
         for step in (1, data["replay"]["k"] + 1, step_count(data["replay"], index)):
@@ -191,9 +190,7 @@ def test_legible_at_375_px_without_overflow_and_axe_clean(browser, served, data,
         assert len(set(round(x) for x in lefts)) == 1
         page.fill(BLOCK + " .c13-v-slider", str(data["replay"]["k"] + 2))  # a check under way, the current marked
         page.wait_for_function(f"document.querySelector('{BLOCK}').getAnimations({{subtree: true}}).length === 0")
-        results = Axe().run(page, context=BLOCK)
-        bad = [f"{v['id']}: {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:6])
-               for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+        bad = axe_serious(page, BLOCK)
         assert not bad, "\n".join(bad)
 
 

@@ -73,7 +73,7 @@ function columnFrame({ columns, ymax, top, labels, lines }) {
     const [first, second] = lines(column);
     const label = column.id === null ? "其余" : clip(labels[column.id]);
     return text(centre, base + 16, label, { cls: "c13-tok-label", size: column.id === null ? 11 : 13 }) +
-      text(centre, base + 32, first, { size: 10 }) + text(centre, base + 46, second, { cls: "c13-muted", size: 10 });
+      text(centre, base + 32, first, { size: 11 }) + text(centre, base + 46, second, { cls: "c13-muted", size: 11 });
   });
   return {
     parts, base, scale, width, height: base + 62, barWidth: COLUMN_WIDTH - 22,
@@ -120,7 +120,7 @@ function stackedColumn(column, j, frame, { id, marked, labels }) {
     parts.push(rect(x, frame.base - shared - resid - excess, bar, excess, "c13-excess-bar", { fill: `url(#${id}-excess)` }));
   }
   parts.push(rect(x - 2, frame.base - shared - resid, bar + 4, shared + resid, "c13-p-outline"));
-  if (clipped) parts.push(text(x + bar / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }));
+  if (clipped) parts.push(text(x + bar / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 11 }));
   if (isMarked) {
     parts.push(text(x + bar / 2, frame.base - shared - resid - excess - 6, "x", { cls: "c13-strong c13-x-mark", size: 12 }));
   }
@@ -249,7 +249,7 @@ function histogramBar(column, j, frame, narrow) {
     const x = frame.x(j);
     bars = rect(x + 3, frame.base - share, frame.barWidth - 6, share, "c13-emp") +
       rect(x - 2, frame.base - target, frame.barWidth + 4, target, "c13-p-outline") +
-      (clipped ? text(x + frame.barWidth / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 10 }) : "");
+      (clipped ? text(x + frame.barWidth / 2, frame.base - PLOT_HEIGHT - 4, "（截断）", { cls: "c13-muted", size: 11 }) : "");
   }
   return `<g${attrs({ class: "c13-col", "data-token": column.id ?? "rest" })}><title>${escapeHtml(tip)}</title>` +
     bars + "</g>";

@@ -46,7 +46,7 @@ export function line(x1, y1, x2, y2, cls, extra = null) {
 export function svg(id, width, height, title, body, desc = null) {
   const labelled = desc ? `${id}-t ${id}-d` : `${id}-t`;
   const description = desc ? `<desc id="${escapeHtml(id)}-d">${escapeHtml(desc)}</desc>` : "";
-  return `<svg class="c13-svg" id="${escapeHtml(id)}" viewBox="0 0 ${width} ${height}" style="max-width:${width}px" ` +
+  return `<svg class="c13-svg" id="${escapeHtml(id)}" viewBox="0 0 ${width} ${height}" style="max-width:${width}px;--c13-w:${width}px" ` +
     `role="img" aria-labelledby="${escapeHtml(labelled)}" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="${escapeHtml(id)}-t">${escapeHtml(title)}</title>${description}${body}</svg>`;
 }
@@ -94,11 +94,33 @@ export function tokenSpan(labels, id) {
   return `<span class="c13-tok">${escapeText(labels[id] ?? `#${id}`)}</span>`;
 }
 
-/** One figure in its two layouts, side by side in the markup: the wide drawing where the column holds it, the
- * narrow one (larger text, redrawn for a phone) below 560 px of column; CSS picks one (.c13-duo in c13.css).
- * `draw(layout, svgId)` returns each layout's SVG, layout "wide" or "narrow"; extra: more attributes of the wrapper. */
+/** The wide layout shows only where the column is at least as wide as one of these (px; 560 when none is named):
+ * each figure's wrapper names the first that keeps its smallest text at MIN_TEXT_PX once the drawing is scaled
+ * to the column (c13.css has a container query for each). */
+export const MIN_TEXT_PX = 11;
+export const DUO_STEPS = [560, 620, 680, 740, 800, 860, 920, 980];
+
+/** The narrowest column (px) at which a drawing's smallest sized text (class c13-fsN) is drawn at MIN_TEXT_PX:
+ * the SVG is scaled by column ÷ viewBox width, so that is width × MIN_TEXT_PX ÷ smallest size (never, for a size
+ * under MIN_TEXT_PX). */
+export function columnNeeded(drawing) {
+  const box = /viewBox="0 0 ([\d.]+) [\d.]+"/.exec(drawing);
+  const sizes = [...drawing.matchAll(/\bc13-fs(\d+)\b/g)].map((m) => Number(m[1]));
+  if (!box || !sizes.length) return 0;
+  const smallest = Math.min(...sizes);  // svg() caps a drawing at its own width: it is never scaled up
+  return smallest < MIN_TEXT_PX ? Infinity : Number(box[1]) * MIN_TEXT_PX / smallest;
+}
+
+/** One figure in its two layouts, side by side in the markup: the wide drawing where the column holds it with
+ * no text under MIN_TEXT_PX, the narrow one (larger text, redrawn for a phone) below that; CSS picks one
+ * (.c13-duo in c13.css). `draw(layout, svgId)` returns each layout's SVG, layout "wide" or "narrow"; extra: more
+ * attributes of the wrapper. */
 export function twoLayouts(id, draw, { cls = "", extra = null } = {}) {
-  return `<div${attrs({ class: `c13-duo${cls ? " " + cls : ""}`, ...(extra || {}), id })}>` +
-    `<div class="c13-duo-wide">${draw("wide", `${id}-wide`)}</div>` +
-    `<div class="c13-duo-narrow">${draw("narrow", `${id}-narrow`)}</div></div>`;
+  const wide = draw("wide", `${id}-wide`), need = columnNeeded(wide);
+  const step = DUO_STEPS.find((s) => s >= need - 0.5);
+  if (!step) throw new Error(`figure ${id}: its wide layout keeps its text at ${MIN_TEXT_PX} px only in a column of ` +
+    `${Math.ceil(need)} px, more than the widest step (${DUO_STEPS.at(-1)} px): draw it narrower or its text larger`);
+  const classes = ["c13-duo", step > DUO_STEPS[0] ? `c13-duo-${step}` : "", cls].filter(Boolean).join(" ");
+  return `<div${attrs({ class: classes, ...(extra || {}), id })}>` +
+    `<div class="c13-duo-wide">${wide}</div><div class="c13-duo-narrow">${draw("narrow", `${id}-narrow`)}</div></div>`;
 }
