@@ -10,10 +10,12 @@ site: setup                  ## the main job: build the lesson site into site/ (
 serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
 	$(PY) -m generator serve
 
-bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build against plain mkdocs, and weight; Pyodide, runs and bytes in Chromium; E6's model costs and speedups in Node and Chromium
+bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build against plain mkdocs, and weight; Pyodide, runs and bytes in Chromium; E6's model costs and speedups in Node and Chromium, its sampler bridge and this machine's roofline
 	$(PY) benchmarks/bench_site.py --weight
 	$(PY) benchmarks/bench_browser.py
 	node benchmarks/bench_e6.mjs
+	node benchmarks/bench_e6_sampler.mjs
+	node benchmarks/bench_roof.mjs
 	$(PY) benchmarks/bench_e6_browser.py
 
 test: setup $(STAMP)/chromium ## the whole test suite (browser tests drive Debian's Chromium)

@@ -1,6 +1,6 @@
 // E6's costs in JavaScript: what our three models cost per token, c, v(k), and the speedup of speculative over
-// target-only sampling, with the real browser modules (widgets/e6/model.mjs, speculate.mjs, engine.mjs's sampler
-// glue over widgets/sampler.py in Pyodide). Prints figures; asserts nothing.
+// target-only sampling, with the real browser modules (forwards.mjs's WebAssembly SIMD forward, speculate.mjs,
+// engine.mjs's glue over widgets/sampler.py in Pyodide), and beside them model.mjs's JavaScript forward. No asserts.
 //
 //   node benchmarks/bench_e6.mjs [--quick] [--repeats N] [--drafts c1_dim64,...] [--ks 1,2,...] [--json OUT]
 //
@@ -146,11 +146,10 @@ export function contextOf(c13, setting, ks) {
   return { context: seq.slice(0, setting.context), fresh: seq.slice(setting.context, need) };
 }
 
-// Runs the whole measurement. modules: {Decoder, targetOnly, speculative}; gpts: {name: GPT}; sampler: the
-// engine's adapter over widgets/sampler.py with stream(seed) → a Python random.Random(seed).
-export async function runBench({ modules, gpts, sampler, c13, setting, drafts, ks, log = () => {} }) {
-  const target = c13.constants.target;
-  const jobs = jobsOf(c13, setting);
+// Runs the whole measurement. modules: {Decoder, targetOnly, speculative}; gpts: {name: GPT}; jsGpts: the same
+// with the JavaScript forward, timed in turn (forwards only); sampler: the engine's adapter over widgets/sampler.py.
+export async function runBench({ modules, gpts, jsGpts, sampler, c13, setting, drafts, ks, log = () => {} }) {
+  const target = c13.constants.target, jobs = jobsOf(c13, setting);
   const env = { Decoder: modules.Decoder, spec: modules, gpts, sampler, target, drafts, ks, jobs,
                 calls: setting.calls, nNew: setting.nNew, baselineEvery: setting.baselineEvery,
                 ...contextOf(c13, setting, ks) };
@@ -160,6 +159,7 @@ export async function runBench({ modules, gpts, sampler, c13, setting, drafts, k
   }
   const started = now();
   await warmUp(env);
+  if (jsGpts) await warmUp({ ...env, gpts: jsGpts });
   log(`warm-up done in ${((now() - started) / 1000).toFixed(1)} s`);
   const samples = { ms: {}, c: {}, v: {}, speedup: {} };
   const counts = {};
@@ -168,16 +168,22 @@ export async function runBench({ modules, gpts, sampler, c13, setting, drafts, k
     const spent = {};
     for (const [j, job] of rotated(jobs, r).entries()) {
       const index = r * jobs.length + j;
-      forwardBlock(env, index, samples);
+      for (const js of rotated(jsGpts ? [false, true] : [false], index)) {  // the JS forward in turn, when given
+        forwardBlock(js ? { ...env, gpts: jsGpts } : env, index, js ? (samples.js ??= { ms: {}, c: {}, v: {} }) : samples);
+      }
       await speculativePass(env, job, rotated(configs, index), spent);
     }
     poolSpeedups(spent, samples, counts);
     log(`repeat ${r + 1}/${setting.repeats} done at ${((now() - started) / 1000).toFixed(1)} s`);
   }
-  return summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds: (now() - started) / 1000 });
+  return summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds: (now() - started) / 1000,
+                                       simd: gpts[target].simd });
 }
 
-function summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds }) {
+const forwardStats = (s, ks) => ({ ms: Object.fromEntries(Object.entries(s.ms).map(([name, v]) => [name, stats(v)])),
+                                    v: ks.map((k) => ({ k, ...stats(s.v[k]) })) });
+
+function summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds, simd }) {
   const speedup = {};
   for (const draft of drafts) {
     speedup[draft] = ks.map((k) => {
@@ -190,10 +196,8 @@ function summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds
   }
   return {
     target, drafts, ks, method: { ...setting, jobs: jobs.length, seconds },
-    ms: Object.fromEntries(Object.entries(samples.ms).map(([name, v]) => [name, stats(v)])),
-    c: Object.fromEntries(drafts.map((d) => [d, stats(samples.c[d])])),
-    v: ks.map((k) => ({ k, ...stats(samples.v[k]) })),
-    speedup,
+    ...forwardStats(samples, ks), c: Object.fromEntries(drafts.map((d) => [d, stats(samples.c[d])])),
+    speedup, js: samples.js && forwardStats(samples.js, ks), simd,  // the JavaScript forward's, when it ran too
   };
 }
 
@@ -251,6 +255,16 @@ export function formatTable(results, where, measured) {
   return out;
 }
 
+// The two forwards side by side: each model's ms per token and the target's v(k), JavaScript | WebAssembly | ratio
+export function formatSideBySide(results) {
+  const { js, ms } = results, line = (label, a, b, r = "") => `${label.padEnd(30)}${a.padEnd(40)}${b.padEnd(40)}${r}`.trimEnd();
+  return [`the two forwards side by side, interleaved (medians [q1–q3] (min–max) over ${js.v[0].n} samples each)`,
+    line("", "JavaScript (model.mjs)", `WebAssembly, ${results.simd} SIMD`, "JS ÷ WebAssembly"), "  ms per token",
+    ...[results.target, ...results.drafts].map((name) => line(`    ${name}`, fmt(js.ms[name]), fmt(ms[name]),
+                                                               `${num(js.ms[name].median / ms[name].median)}×`)),
+    `  v(k) of ${results.target}`, ...js.v.map((v, i) => line(`    v(${v.k})`, fmt(v), fmt(results.v[i])))];
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Chromium (called by benchmarks/bench_e6_browser.py in a page of the served site)
 // ---------------------------------------------------------------------------------------------------------------
@@ -277,14 +291,15 @@ async function fetchBytes(urls) {
 export async function browserMain({ site, fallback, c13, measured, argv }) {
   const { setting, drafts, ks } = parseArgs(argv, c13);
   const e6 = new URL("assets/c13/e6/", site);
-  const model = await import(new URL("model.mjs", e6));
+  const forwards = await import(new URL("forwards.mjs", e6));
   const spec = await import(new URL("speculate.mjs", e6));
   const engine = await import(new URL("engine.mjs", e6));
-  const gpts = {};
+  const sets = { js: {}, wasm: {} };
   for (const name of [c13.constants.target, ...drafts]) {
     const file = `${name}.safetensors`;
     const [url, bytes] = await fetchBytes([new URL(`assets/c13/models/${file}`, site).href, fallback + file]);
-    gpts[name] = model.GPT.fromSafetensors(bytes);
+    sets.js[name] = await forwards.loadGPT(bytes, { engine: "js" });
+    sets.wasm[name] = await forwards.loadGPT(bytes, { engine: "wasm" });  // the site's forward.wasm, or an error
     console.log(`bench_e6: ${name}: ${url}`);
   }
   const vendor = new URL("assets/vendor/pyodide/", site).href;
@@ -292,11 +307,11 @@ export async function browserMain({ site, fallback, c13, measured, argv }) {
   const pyodide = await loadPyodide({ indexURL: vendor });
   const source = await (await fetch(new URL("assets/c13/sampler.py", site))).text();
   const sampler = pythonSampler(engine, pyodide, source);
-  const results = await runBench({ modules: { Decoder: model.Decoder, ...spec }, gpts, sampler, c13, setting,
-                                   drafts, ks, log: (s) => console.log(`bench_e6: ${s}`) });
+  const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
+                                   sampler, c13, setting, drafts, ks, log: (s) => console.log(`bench_e6: ${s}`) });
   const where = `Chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? ""}`.trim();
   results.machine = { where, cores: navigator.hardwareConcurrency };
-  return { results, lines: formatTable(results, where, measured) };
+  return { results, lines: [...formatTable(results, where, measured), ...formatSideBySide(results)] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -329,35 +344,37 @@ export function parseArgs(argv, c13) {
 }
 
 async function nodeMain(argv) {
-  const fs = await import("node:fs");
-  const os = await import("node:os");
+  const [fs, os, v8] = await Promise.all(["node:fs", "node:os", "node:v8"].map((m) => import(m)));
   const root = new URL("../", import.meta.url);
   const readJSON = (rel) => JSON.parse(fs.readFileSync(new URL(rel, root), "utf8"));
   const c13 = readJSON("precomputed/c13.json");
-  const measured = fs.existsSync(new URL("precomputed/measured.json", root)) ? readJSON("precomputed/measured.json")
-    : null;
+  const measured = fs.existsSync(new URL("precomputed/measured.json", root)) ? readJSON("precomputed/measured.json") : null;
   const opts = parseArgs(argv, c13);
   const log = (s) => process.stderr.write(`bench_e6: ${s}\n`);
-  const model = await import(new URL("widgets/e6/model.mjs", root));
+  const forwards = await import(new URL("widgets/e6/forwards.mjs", root));
   const spec = await import(new URL("widgets/e6/speculate.mjs", root));
   const engine = await import(new URL("widgets/e6/engine.mjs", root));
-  const gpts = {};
+  const { assembleForward } = await import(new URL("generator/pages/assemble_wasm.mjs", root));
+  v8.setFlagsFromString("--experimental-wasm-relaxed-simd");  // Node 20 (on from Node 22)
+  const relaxed = forwards.relaxedSupported();  // forward.wat assembled as the build does, the build E6 would fetch
+  const wasm = await WebAssembly.compile(await assembleForward(relaxed ? "relaxed" : "standard"));
+  const sets = { js: {}, wasm: {} };
   for (const name of [c13.constants.target, ...opts.drafts]) {
     // the browser's float16 files when the data stage wrote them; else the float32 checkpoints (same arithmetic)
     const f16 = new URL(`precomputed/browser/${name}.safetensors`, root);
     const file = fs.existsSync(f16) ? f16 : new URL(`models/${name}/model.safetensors`, root);
     const bytes = fs.readFileSync(file);
-    gpts[name] = model.GPT.fromSafetensors(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+    [sets.js[name], sets.wasm[name]] = [await forwards.loadGPT(buffer, { engine: "js" }), await forwards.loadGPT(buffer, { engine: "wasm", wasm, relaxed })];
     log(`${name}: ${file.pathname.slice(root.pathname.length)}`);
   }
   const sampler = await nodeSampler(engine, fs, root);
-  const results = await runBench({ modules: { Decoder: model.Decoder, ...spec }, gpts, sampler, c13,
-                                   setting: opts.setting, drafts: opts.drafts, ks: opts.ks, log });
-  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  const where = `Node ${process.version}`;
-  results.machine = { where, cpu, cores: os.cpus().length };
-  console.log(`${where}, ${cpu}, ${os.cpus().length} cores`);
-  for (const l of formatTable(results, where, measured)) console.log(l);
+  const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
+                                   sampler, c13, setting: opts.setting, drafts: opts.drafts, ks: opts.ks, log });
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU", where = `Node ${process.version}`;
+  results.machine = { where, cpu, cores: os.cpus().length, load: os.loadavg() };
+  console.log(`${where}, ${cpu}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  for (const l of [...formatTable(results, where, measured), ...formatSideBySide(results)]) console.log(l);
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(results, null, 1));
 }
 

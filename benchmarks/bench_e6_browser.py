@@ -1,8 +1,9 @@
 """
 E6's costs in Chromium: ms per token of each model, c, v(1…8) and the speedup of speculative over target-only
-sampling, measured by benchmarks/bench_e6.mjs (the very code `node benchmarks/bench_e6.mjs` runs) inside a page of
-the built site, with the site's own copies of the E6 modules, weights, Pyodide and sampler.py. Prints figures
-beside the build machine's torch figures (precomputed/measured.json); asserts nothing.
+sampling, then the JavaScript and WebAssembly SIMD forwards side by side, measured by benchmarks/bench_e6.mjs (the
+very code `node benchmarks/bench_e6.mjs` runs) inside a page of the built site, with the site's own copies of the
+E6 modules, forward.wasm, weights, Pyodide and sampler.py. Prints figures beside the build machine's torch figures
+(precomputed/measured.json); asserts nothing.
 
     .venv/bin/python benchmarks/bench_e6_browser.py [--site DIR] [--quick] [--repeats N] [--drafts a,b] [--ks 1,2]
 
@@ -116,7 +117,8 @@ def main():
             out, version = run_in_chromium(url, payload, timeout_ms=3_600_000)
         finally:
             server.shutdown()
-    print(f"Chromium {version} (page main thread), {os.cpu_count()} CPU cores")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"Chromium {version} (page main thread), {os.cpu_count()} CPU cores, load average {load} (at the end)")
     print("\n".join(out["lines"]))
     if args.json:
         Path(args.json).write_text(json.dumps(out["results"], indent=1), encoding="utf-8")

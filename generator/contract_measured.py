@@ -151,6 +151,52 @@ def check_speedup(data, path, drafts, ks, method):
                 _fail(path, f"{where}.draft_forwards", f"is {drafted}, more than k × target_forwards ({k * target})")
 
 
+def check_torch_overhead(data, path, drafts):
+    """Optional: torch's ATen calls per cached step and the share of a step outside the matrix products, per model."""
+    overhead = data.get("torch_overhead")
+    if overhead is None:
+        return
+    for name in (data["target"], *drafts):
+        entry = _get(overhead, name, path, "torch_overhead")
+        calls = entry.get("aten_calls_per_step")
+        if not isinstance(calls, (int, float)) or isinstance(calls, bool) or not 1 <= calls < 1e6:
+            _fail(path, f"torch_overhead.{name}.aten_calls_per_step", f"must be a count of calls, got {calls!r}")
+        share = entry.get("outside_matmul_share")
+        if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 <= share <= 1:
+            _fail(path, f"torch_overhead.{name}.outside_matmul_share", f"must be a share in [0, 1], got {share!r}")
+
+
+def check_browser_forwards(data, path, drafts, ks):
+    """Optional: E6's forwards timed in Node (generator/data/measure_browser.mjs), per kernel: ms per forward of
+    every model, c per draft and v(k) per k, each a median with its spread; and the machine's roof (bandwidth and
+    SIMD peak, medians with spread) by E6's probes."""
+    browser = data.get("browser_forwards")
+    if browser is None:
+        return
+    _get(browser, "node", path, "browser_forwards", str)
+    engines = _get(browser, "engines", path, "browser_forwards")
+    if not engines:
+        _fail(path, "browser_forwards.engines", "is empty: name the forwards that were timed")
+    roof = browser.get("roof")
+    if roof is not None:
+        _get(roof, "kernel", path, "browser_forwards.roof", str)
+        for key in ("bandwidth_gbs", "peak_gflops"):
+            check_stat(roof.get(key), path, f"browser_forwards.roof.{key}")
+    for kernel, entry in engines.items():
+        where = f"browser_forwards.engines.{kernel}"
+        ms = _get(entry, "ms_per_forward", path, where)
+        for name in (data["target"], *drafts):
+            check_stat(ms.get(name), path, f"{where}.ms_per_forward.{name}")
+        c = _get(entry, "c", path, where)
+        for draft in drafts:
+            check_stat(c.get(draft), path, f"{where}.c.{draft}", ratio=True)
+        v = rows_by_k(_get(entry, "v", path, where, list), path, f"{where}.v", ks)
+        for k in ks:
+            if k not in v:
+                _fail(path, f"{where}.v", f"no v(k) for k = {k}")
+            check_stat(v[k], path, f"{where}.v[k={k}]", ratio=True)
+
+
 def validate_measured(data, path):
     """Check one measured.json as read (or before it is written). Returns the data."""
     if not isinstance(data, dict):
@@ -169,6 +215,8 @@ def validate_measured(data, path):
     drafts = check_models(data, path, method)
     check_forward(data, path, drafts, ks, method)
     check_speedup(data, path, drafts, ks, method)
+    check_torch_overhead(data, path, drafts)
+    check_browser_forwards(data, path, drafts, ks)
     return data
 
 

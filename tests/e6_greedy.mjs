@@ -16,8 +16,9 @@ import { pathToFileURL, fileURLToPath } from "node:url";
 import { Engine, samplerAdapter } from "../widgets/e6/engine.mjs";
 import { Decoder, GPT } from "../widgets/e6/model.mjs";
 import { speculative, targetOnly } from "../widgets/e6/speculate.mjs";
+import { TIMING } from "../widgets/e6/timing.mjs";
+import { startPyodide } from "./e6_lib.mjs";
 
-const SAMPLER_DIR = "/home/pyodide/c13"; // where the worker puts it too
 
 function fail(message) {
   process.stderr.write(`e6_greedy.mjs: FAILED: ${message}\n`);
@@ -31,15 +32,6 @@ globalThis.fetch = (resource, ...rest) => {
   if (!url.startsWith("file:")) throw new Error(`network access attempted (${url})`);
   return realFetch(resource, ...rest);
 };
-
-async function startPyodide(samplerPath) {
-  const { loadPyodide } = await import("pyodide");
-  const pyodide = await loadPyodide({ stdout: (l) => process.stderr.write(`[py] ${l}\n`), stderr: (l) => process.stderr.write(`[py] ${l}\n`) });
-  pyodide.FS.mkdirTree(SAMPLER_DIR);
-  pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler.py`, new Uint8Array(readFileSync(samplerPath)));
-  pyodide.runPython(`import sys\nsys.path.insert(0, "${SAMPLER_DIR}")\nimport sampler`);
-  return pyodide;
-}
 
 /** An Engine whose fetch reads the browser files from disk (counted), with run(args) → Promise. */
 function makeEngine(pyodide, folder) {
@@ -62,7 +54,8 @@ function makeEngine(pyodide, folder) {
     fetches[name] = (fetches[name] || 0) + 1;
     return new Response(readFileSync(fileURLToPath(url)));
   };
-  const engine = new Engine({ pyodide, post, fetchFn });
+  // each run ends with a measuring phase (tests/e6_timing.mjs tests it): three rounds here keep the many runs short
+  const engine = new Engine({ pyodide, post, fetchFn, timing: { ...TIMING, rounds: 3 } });
   const modelsURL = pathToFileURL(folder + "/").href;
   let nextId = 1;
   const run = (args, onRound) => {

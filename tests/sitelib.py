@@ -80,3 +80,29 @@ def our_pages(site):
 
 def widget_json(page):
     return re.search(r'<script type="application/json" id="c13-widget-data">(.*?)</script>', page, re.S).group(1)
+
+
+def node_job(script, job, folder, timeout_s, needs=()):
+    """Run `node SCRIPT JOB.json` from the repository root (the job written as JSON into folder) and return what it
+    printed, parsed; fail the test naming what is missing (node, or a file of `needs`), a timeout or the exit."""
+    import shutil
+    import subprocess
+
+    import pytest
+    root = Path(__file__).resolve().parent.parent
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("`node` is not on PATH: install Node.js 20, then run `npm ci`")
+    for path in needs:
+        if not Path(path).is_file():
+            pytest.fail(f"{path} is missing (npm ci / make data)")
+    path = Path(folder) / "job.json"
+    path.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
+    try:
+        proc = subprocess.run([node, str(Path(script).relative_to(root)), str(path)], cwd=root, capture_output=True,
+                              text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{Path(script).name} did not finish within {timeout_s} s")
+    if proc.returncode != 0:
+        pytest.fail(f"{Path(script).name} exited with {proc.returncode}:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)

@@ -69,3 +69,14 @@ def test_bad_options_are_refused_by_name():
     assert proc.returncode == 1 and "--repeats" in proc.stderr
     proc = run("--drafts", "nope")
     assert proc.returncode == 1 and "nope" in proc.stderr
+
+
+def test_the_roof_benchmark_prints_this_machines_bandwidth_peak_and_predicted_v():
+    """benchmarks/bench_roof.mjs (in `make bench`): E6's probes in Node, each figure a median with its spread, and
+    v(k) for every k of the lesson as the roofline predicts it."""
+    proc = subprocess.run([shutil.which("node") or "node", "benchmarks/bench_roof.mjs", "--repeats", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("repeat 1")]
+    assert line and re.search(rf"bandwidth {STAT} GB/s, peak {STAT} GFLOP/s", line[0]), proc.stdout
+    assert re.search(r"predicted v\(k\): 1: \d+\.\d\d, .* 8: \d+\.\d\d$", line[0]), line[0]

@@ -12,14 +12,13 @@ Needs `node` and node_modules/pyodide (`npm ci`), and precomputed/browser/ (the 
 """
 import json
 import random
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from generator.data.shared_sampler import PATH as SAMPLER_PATH
 from generator.data.shared_sampler import sampler
+from tests.sitelib import node_job
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "e6_greedy.mjs"
@@ -40,12 +39,6 @@ def long_prompt(data):
 
 @pytest.fixture(scope="module")
 def answer(data, tmp_path_factory):
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("`node` is not on PATH: install Node.js 20, then run `npm ci`")
-    for path in (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm", BROWSER / f"{TARGET}.safetensors"):
-        if not path.is_file():
-            pytest.fail(f"{path} is missing (npm ci / make data)")
     greedy = data["greedy"]
     runs = [{"prompt": r["prompt"], "draft": r["draft"], "k": r["k"], "temperature": 0, "nNew": greedy["n_new"],
              "seed": 0} for r in greedy["runs"]]
@@ -55,16 +48,8 @@ def answer(data, tmp_path_factory):
     job = {"sampler": str(SAMPLER_PATH), "browser": str(BROWSER), "runs": runs,
            "cancel": dict(T1, prompt=prompt, nNew=48),
            "replay": {"prompt_ids": data["prompts"][0]["tokens"], "draft": "c1_dim64", "k": 4, "seed": 5, "nNew": 8}}
-    path = tmp_path_factory.mktemp("e6") / "job.json"
-    path.write_text(json.dumps(job, ensure_ascii=False))
-    try:
-        proc = subprocess.run([node, str(SCRIPT.relative_to(ROOT)), str(path)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{SCRIPT.name} did not finish within {TIMEOUT_S} s")
-    if proc.returncode != 0:
-        pytest.fail(f"{SCRIPT.name} exited with {proc.returncode}:\n{proc.stderr[-4000:]}")
-    out = json.loads(proc.stdout)
+    out = node_job(SCRIPT, job, tmp_path_factory.mktemp("e6"), TIMEOUT_S,
+                   needs=(ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm", BROWSER / f"{TARGET}.safetensors"))
     out["job"] = job
     return out
 
@@ -97,7 +82,8 @@ def test_events_follow_the_protocol(data, answer):
     res = run["result"]
     assert run["events"]["e6-token"] == len(res["target"]["tokens"])
     assert run["events"]["e6-round"] == res["speculative"]["rounds"]
-    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-stage"] == 4
+    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-stage"] == 5  # … target, speculative, measure
+    assert run["events"]["e6-sample"] == res["measured"]["n"] == 3  # the measuring phase's rounds (3 in this driver)
     assert run["events"]["e6-bytes"] >= 3  # three files, each reported at least once when complete
     # the files were fetched once: later runs reuse the parsed models
     assert all(count == 1 for count in answer["fetches"].values()), answer["fetches"]
@@ -108,6 +94,7 @@ def test_events_follow_the_protocol(data, answer):
     assert m["tokensPerTargetForward"] == res["speculative"]["generated"] / res["speculative"]["targetForwards"]
     for key in ("targetMs", "draftMs", "verifyMs", "c", "v", "speedupModel", "speedupEndToEnd"):
         assert m[key] > 0, key
+    assert all(b["ms"] >= res["timing"]["minBlockMs"] >= 5 for b in res["timing"]["blocks"])
 
 
 def test_t1_same_seed_same_tokens(data, answer):

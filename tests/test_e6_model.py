@@ -1,4 +1,5 @@
-"""E6's forward in JavaScript (widgets/e6/model.mjs, run by Node through tests/e6_forward.mjs) against torch.
+"""E6's two forwards (widgets/e6/forwards.mjs: the JavaScript one of model.mjs and the WebAssembly SIMD one of
+forward.wat, run by Node through tests/e6_forward.mjs) against torch, each test once per forward.
 
 The fixture is written at test time by the generator (write_logits_fixture): torch's float32 logits of the
 float16-rounded weights in precomputed/browser/, fed the way speculative decoding feeds them (a prompt at once,
@@ -18,7 +19,10 @@ from tests.conftest import ROOT
 
 BROWSER = ROOT / "precomputed" / "browser"
 DRIVER = ROOT / "tests" / "e6_forward.mjs"
-TOLERANCE = 1e-4  # the issue's bound on |JS logit − torch float32 logit|
+TOLERANCE = 1e-4  # the issue's bound on |JS or WebAssembly logit − torch float32 logit|
+ENGINES = ["js", "wasm", "wasm-relaxed"]  # model.mjs; forward.wasm (standard SIMD); forward-relaxed.wasm
+KERNELS = {"js": "js", "wasm": "wasm-simd128", "wasm-relaxed": "wasm-simd128"}
+SIMD = {"js": None, "wasm": "standard", "wasm-relaxed": "relaxed"}
 
 
 def node(*args):
@@ -47,12 +51,15 @@ def fixture_file(tmp_path_factory, data):
     return out
 
 
-@pytest.fixture(scope="module")
-def compared(fixture_file):
-    return node("compare", fixture_file, BROWSER), json.loads(fixture_file.read_text(encoding="utf-8"))
+@pytest.fixture(scope="module", params=ENGINES)
+def compared(fixture_file, request):
+    result = node("compare", fixture_file, BROWSER, request.param)
+    for name, got in result.items():  # the forward asked for, never a fallback
+        assert (got["kernel"], got["simd"]) == (KERNELS[request.param], SIMD[request.param]), name
+    return result, json.loads(fixture_file.read_text(encoding="utf-8"))
 
 
-def test_js_logits_equal_torch_float32_at_every_fed_position(compared):
+def test_logits_equal_torch_float32_at_every_fed_position(compared):
     result, fixture = compared
     assert set(result) == set(fixture["models"]) == {"ref_baseline", "c1_dim64", "c1_dim128"}
     for name, got in result.items():
@@ -82,25 +89,30 @@ def test_probs_rows_are_distributions_over_the_vocabulary(compared):
         assert all(abs(s - 1) < 1e-12 for s in got["probsSums"]), (name, got["probsSums"])
 
 
-def test_another_shape_of_the_family_runs_from_its_own_config(tiny_family, tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_another_shape_of_the_family_runs_from_its_own_config(tiny_family, tmp_path, engine):
     """Nothing of the real models' shape is built in: 2 layers, 2 heads, widths 8/16/32, a context of 32."""
     write_browser_files(tiny_family, tmp_path)
     fixture = tmp_path / "logits.json"
     write_logits_fixture(tmp_path, list(range(3, 30)), fixture, feed_plan(3, 3))
-    result = node("compare", fixture, tmp_path)
+    result = node("compare", fixture, tmp_path, engine)
     for name, got in result.items():
+        assert (got["kernel"], got["simd"]) == (KERNELS[engine], SIMD[engine]), name
         assert got["config"]["n_layer"] == 2 and got["config"]["n_head"] == 2, name
         assert got["maxAbs"] < TOLERANCE, (name, got["maxAbs"])
 
 
-def test_a_context_overflow_throws_and_leaves_the_decoder_usable():
-    out = node("overflow", BROWSER)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_context_overflow_throws_and_leaves_the_decoder_usable(engine):
+    out = node("overflow", BROWSER, engine)
+    assert out["kernel"] == KERNELS[engine]
     context = out["context"]
     assert not out["tooLong"]["ok"] and f"context of {context}" in out["tooLong"]["error"]
     assert out["fits"] == {"ok": True, "value": 1}
     assert not out["onePast"]["ok"] and f"{context + 1} tokens" in out["onePast"]["error"]
     assert out["cachedAfter"] == context
     assert out["again"] == {"ok": True, "value": 1}
+    assert not out["badToken"]["ok"] and "token 99999 is not in the vocabulary" in out["badToken"]["error"]
 
 
 def tensors_of(path):
@@ -135,9 +147,10 @@ def broken_files(tmp_path):
         yield name, path, as_gpt, words
 
 
-def test_a_truncated_or_corrupt_file_throws_a_clear_error(tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_truncated_or_corrupt_file_throws_a_clear_error(tmp_path, engine):
     for name, path, as_gpt, words in broken_files(tmp_path):
-        out = node("read", path, "gpt" if as_gpt else "tensors")
+        out = node("read", path, "gpt" if as_gpt else "tensors", engine)
         assert not out["ok"], name
         assert words in out["error"], (name, out["error"])
 

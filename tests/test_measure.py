@@ -79,6 +79,26 @@ def test_c_v_of_every_k_and_a_speedup_for_every_draft_and_k(measured, data):
     assert stats and all(within_spread(s) for s in stats)
 
 
+def test_e6s_forwards_are_timed_in_node_beside_torch_and_torchs_overhead_is_counted(measured, data):
+    """make measure also times E6's own forwards (WebAssembly SIMD and plain JavaScript) in Node, on the float16
+    files the site serves (their sha256 recorded: those c13.json lists), and counts torch's ATen calls per step."""
+    m = contract.load_measured(measured)
+    browser = m["browser_forwards"]
+    assert browser["node"].startswith("v") and set(browser["engines"]) == {"wasm-simd128", "js"}
+    assert browser["files"] == {name: entry["sha256"] for name, entry in data["browser"]["files"].items()}
+    for entry in browser["engines"].values():
+        stats = [entry["ms_per_forward"][name] for name in MODEL_NAMES] + [entry["c"][d] for d in m["drafts"]]
+        assert [v["k"] for v in entry["v"]] == m["ks"]
+        assert all(within_spread(s) for s in stats + entry["v"])
+    # the same model, the two forwards: the WebAssembly one is the faster (a ratio, not a timing: >4× expected)
+    wasm, js = (browser["engines"][k]["ms_per_forward"][m["target"]]["median"] for k in ("wasm-simd128", "js"))
+    assert wasm < js
+    for name in MODEL_NAMES:
+        overhead = m["torch_overhead"][name]
+        assert overhead["aten_calls_per_step"] > 4 * data["models"][name]["layers"]
+        assert 0 < overhead["outside_matmul_share"] < 1
+
+
 def test_a_corrupt_model_is_named_and_the_earlier_file_kept(measured, tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
@@ -124,6 +144,10 @@ def broken(data, edit):
      r"speedup\.drafts\.c1_dim128\[0\]\.speedup\.min: must be a finite number"),  # refused as it is read
     (lambda d: d["models"]["c1_dim64"]["ms_per_forward"].update(n=1), r"models\.c1_dim64\.ms_per_forward\.n"),
     (lambda d: d.update(kind="c13"), r": kind: expected kind"),
+    (lambda d: d["browser_forwards"]["engines"]["wasm-simd128"]["v"].pop(0),
+     r"browser_forwards\.engines\.wasm-simd128\.v: no v\(k\) for k = 1"),
+    (lambda d: d["torch_overhead"]["c1_dim64"].update(outside_matmul_share=1.5),
+     r"torch_overhead\.c1_dim64\.outside_matmul_share"),
 ])
 def test_the_contract_names_the_field_of_a_malformed_file(measured, tmp_path, edit, field):
     path = tmp_path / "measured.json"

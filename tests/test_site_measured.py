@@ -145,3 +145,20 @@ def test_pct_is_the_alpha_the_figure_shows(site, data, measured):
     part = section(read(site / "index.html"))
     for draft in measured["drafts"]:
         assert f"α = {pct(data['accounting']['drafts'][draft]['alpha'])}，实测 c = " in html.unescape(part)
+
+
+def test_the_prose_says_what_sets_torchs_c_and_what_e6s_own_forward_costs_here(site, measured):
+    """torch's ATen calls per step and its share outside the matrix products, and E6's WebAssembly forward timed
+    in Node on the same machine (with the JavaScript one beside it): each figure from measured.json."""
+    from generator.pages.formats import ms
+    text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "index.html"))))
+    target, small = measured["target"], measured["drafts"][0]
+    overhead = measured["torch_overhead"]
+    assert f"调 {fixed(overhead[target]['aten_calls_per_step'], 0)} 次 ATen 算子" in text
+    assert f"目标一步有 {pct(overhead[target]['outside_matmul_share'], 0)}" in text
+    assert f"小草稿一步有 {pct(overhead[small]['outside_matmul_share'], 0)}" in text
+    wasm, js = (measured["browser_forwards"]["engines"][k] for k in ("wasm-simd128", "js"))
+    assert f"目标一次前向 {ms(wasm['ms_per_forward'][target]['median'])}" in text
+    assert f"JavaScript 版 {ms(js['ms_per_forward'][target]['median'])}" in text
+    assert f"c = {fixed(wasm['c'][small]['median'], 3)}（小草稿）" in text
+    assert f"Node {measured['browser_forwards']['node']}" in text

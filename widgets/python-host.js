@@ -1,10 +1,10 @@
 // The one Pyodide worker of the tab (`python`, data.python in every experiment): E2's sampler runs and E6's live
-// speculative decoding (e6Run / e6Cancel). The worker (pyodide-worker.mjs) loads Pyodide from the site's own copy
-// and imports widgets/sampler.py; this side starts it when first asked, watches the loading (a watchdog, and every
-// failure in words for the reader), and routes the worker's answers to the requests that asked.
+// speculative decoding (e6Run / e6Measure / e6Cancel). The worker (pyodide-worker.mjs) loads Pyodide from the
+// site's own copy and imports widgets/sampler.py; this side starts it when first asked, watches the loading (a
+// watchdog, and every failure in words for the reader), and routes the worker's answers to the requests that asked.
 
 import { unpack } from "./c13-util.js";
-import { CANCEL_MS, Task, cancelledError, workerError } from "./python-task.js";
+import { CANCEL_MS, Task, cancelledError, workerError } from "./python-task.mjs";
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const BUILD_COMMAND = "make site"; // the README's first command
@@ -269,8 +269,9 @@ class PythonHost {
 
   /** E6: live speculative decoding in the worker (e6/engine.mjs; the page ↔ worker API of the E6 design).
    * Starts Pyodide if needed; onEvent gets {type: "e6-stage" | "e6-bytes" | "e6-prompt" | "e6-token" | "e6-round", …}.
-   * Resolves with the run's result; rejects with a reader-facing Error, `.cancelled` after e6Cancel(). */
-  async e6Run(args, onEvent) {
+   * Resolves with the run's result; rejects with a reader-facing Error, `.cancelled` after e6Cancel(). `type`
+   * "e6-measure" asks for the measuring phase alone (e6Measure). */
+  async e6Run(args, onEvent, type = "e6-run") {
     if (this.e6) throw new Error("E6 还在运行：请等它结束，或先取消。");
     const job = (this.e6 = { id: null, cancelled: false, abort: null, watchdog: null, fallback: null });
     const aborted = new Promise((resolve, reject) => {
@@ -292,7 +293,7 @@ class PythonHost {
         this.pending.set(job.id, { onEvent: onEventFed, resolve: (r) => { keep(r?.kept); resolve(r); },
           reject: (err) => { keep(err.kept); reject(err); } });
         this.feedE6Watchdog(job, reject);
-        this.worker.postMessage({ type: "e6-run", id: job.id, args, modelsURL: e6.modelsURL, files: e6.files,
+        this.worker.postMessage({ type, id: job.id, args, modelsURL: e6.modelsURL, files: e6.files,
           sha256: e6.sha256, stallMs: stallLimit() });
       })]);
     } finally {
@@ -301,6 +302,12 @@ class PythonHost {
       if (job.id !== null) this.pending.delete(job.id);
       if (this.e6 === job) this.e6 = null;
     }
+  }
+
+  /** E6's 再测一次: the measuring phase again in the worker, with the models it holds; args {draft, context, drafted}
+   * (a run's result.timing). Cancelled by e6Cancel() as a run is; resolves with {timing, kernel, kernelNote}. */
+  e6Measure(args, onEvent) {
+    return this.e6Run(args, onEvent, "e6-measure");
   }
 
   /** A running E6 job that shows nothing for a while has failed (a stuck run). A download that stops is the

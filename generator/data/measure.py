@@ -10,8 +10,12 @@ spread (min–max and quartiles) over the samples, whose number is recorded. Eve
 draw is widgets/sampler.py's (speculative.py); timing.py holds the timed pieces.
 """
 import datetime
+import json
 import os
 import platform
+import shutil
+import subprocess
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,10 +27,11 @@ from .. import atomic
 from ..contract import MEASURED_KIND, MEASURED_VERSION, validate_measured
 from ..errors import InputError
 from ..models.checkpoint import CONFIG, DRAFTS, TARGET, WEIGHTS, load_family
+from .browser_files import browser_file_bytes
 from .provenance import sha256
 from .settings import ACCOUNTING, PROMPTS
 from .speculative import check_fits, speculative_run
-from .timing import forward_seconds, rotated, stats, target_only_run, timed
+from .timing import forward_seconds, rotated, stats, target_only_run, timed, torch_overhead
 
 THREADS = 1  # the data stage's: gen_c13_precomputed runs each of its processes on one thread (precompute.generate)
 # n_new: tokens per run, fewer than the accounting's 96 so that the repeats fit in a few minutes on 2 cores;
@@ -36,6 +41,8 @@ THREADS = 1  # the data stage's: gen_c13_precomputed runs each of its processes 
 FULL = {"repeats": 3, "n_new": 32, "context": 48, "calls": 10, "baseline_every": 4, "seeds": ACCOUNTING["seeds"]}
 QUICK = {"repeats": 2, "n_new": 4, "context": 16, "calls": 2, "baseline_every": 4, "seeds": ACCOUNTING["seeds"][:1]}
 COMMAND = "make measure (python -m generator measure)"
+BROWSER_SCRIPT = Path(__file__).with_name("measure_browser.mjs")
+OVERHEAD_STEPS = 20  # profiled cached steps per model (torch_overhead)
 
 
 def machine():
@@ -131,6 +138,33 @@ def warm_up(models, prompt, setting):
     return context, new
 
 
+def browser_forwards(models_dir, context, new, quick):
+    """E6's forwards (WebAssembly SIMD and plain JavaScript, widgets/e6/forwards.mjs) timed in Node on this machine
+    (measure_browser.mjs), on the float16 files the site serves, made here as the data stage makes them, at the
+    positions torch is timed on. Returns what the script printed, with the sha256 of each file it ran."""
+    node = shutil.which("node")
+    if node is None:
+        raise InputError("node", None, "make measure times E6's forwards in Node as well: install Node 20")
+    with tempfile.TemporaryDirectory(prefix="c13-measure-") as tmp:
+        files = {}
+        for name, blob in browser_file_bytes(models_dir).items():
+            (Path(tmp) / name).write_bytes(blob)
+            files[name] = sha256(Path(tmp) / name)
+        job = {"target": TARGET, "drafts": list(DRAFTS), "ks": list(ACCOUNTING["ks"]), "context": list(context),
+               "new": list(new)}
+        (Path(tmp) / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        run = subprocess.run([node, str(BROWSER_SCRIPT), tmp, str(Path(tmp) / "job.json"), *(["--quick"] if quick else [])],
+                             capture_output=True, text=True)
+    if run.returncode != 0:
+        raise InputError(BROWSER_SCRIPT, None, f"timing E6's forwards in Node failed: {run.stderr.strip()[-800:]}")
+    out = json.loads(run.stdout)
+    out["files"] = files
+    out["method"] = ("E6's measuring phase (widgets/e6/timing.mjs) in Node, per draft and k: blocks of repeated "
+                     "calls of the target's one-position forward, the draft's and the target's k + 1-position verify, "
+                     "each block at least 5 ms, in rotated order; ms per call include the float64 softmax of each row")
+    return out
+
+
 def assemble(setting, quick, files, tok_sha, samples, counts, jobs_meta):
     ks = list(ACCOUNTING["ks"])
     for name, entry in files.items():
@@ -185,9 +219,13 @@ def measure(models_dir, out_path, repeats=None, quick=False, progress=True):
                dynamic_ncols=True)
     with torch.inference_mode():
         samples, counts = collect(models, jobs, setting, context, new, bar)
+        overhead = {name: torch_overhead(m, context, new, OVERHEAD_STEPS) for name, m in models.items()}
     bar.close()
     meta = {"prompts": list(PROMPTS), "seeds": list(setting["seeds"]), "n_new": setting["n_new"]}
-    data = validate_measured(assemble(setting, quick, files, tok_sha, samples, counts, meta), out_path)
+    data = assemble(setting, quick, files, tok_sha, samples, counts, meta)
+    data["torch_overhead"] = overhead
+    data["browser_forwards"] = browser_forwards(models_dir, context, new, quick)
+    data = validate_measured(data, out_path)
     atomic.write_json(out_path, data)
     return data, time.perf_counter() - started
 
@@ -206,4 +244,13 @@ def report(data):
     lines.append("v(k): " + "; ".join(f"{v['k']}: {fmt(**v)}" for v in data["forward"]["v"]))
     for draft, rows in data["speedup"]["drafts"].items():
         lines.append(f"{draft:>12} speedup by k: " + "; ".join(f"{r['k']}: {fmt(**r['speedup'])}" for r in rows))
+    for name, entry in data.get("torch_overhead", {}).items():
+        lines.append(f"{name:>12}: torch makes {entry['aten_calls_per_step']:.0f} ATen calls per cached step, "
+                     f"{entry['outside_matmul_share']:.0%} of its time outside the matrix products (under the profiler)")
+    browser = data.get("browser_forwards")
+    for kernel, entry in (browser or {}).get("engines", {}).items():
+        ms = "; ".join(f"{name} {fmt(**stat)} ms" for name, stat in entry["ms_per_forward"].items())
+        c = "; ".join(f"{name} {fmt(**stat)}" for name, stat in entry["c"].items())
+        lines.append(f"E6's {kernel} forward in Node {browser['node']}: {ms}; c: {c}")
+        lines.append(f"{'':>12}  v(k): " + "; ".join(f"{v['k']}: {fmt(**v)}" for v in entry["v"]))
     return lines

@@ -64,3 +64,33 @@ def rotated(items, r):
     shift = r % len(items)
     out = items[shift:] + items[:shift]
     return out[::-1] if r % 2 else out
+
+
+# the matrix products of a forward (the Linear layers' and attention's); every other ATen call is the per-call
+# overhead this module counts: shape checks, views, copies, LayerNorm, GELU, softmax, the cache's bookkeeping
+MATMUL_OPS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_dot_product_attention_math",
+                        "aten::_scaled_dot_product_flash_attention_for_cpu"})
+
+
+@torch.inference_mode()
+def torch_overhead(model, context, new, calls):
+    """What one cached one-position forward costs torch outside its matrix products, under torch.profiler: ATen
+    calls per step (top-level and nested) and the share of the step's self CPU time not spent in MATMUL_OPS.
+    The profiler adds its own time to every call, so the share is an upper bound of the overhead's, and the count
+    is exact."""
+    from torch.profiler import ProfilerActivity, profile
+    cache = KVCache(model.cfg.n_layer)
+    model(torch.tensor([context]), cache)
+    x = torch.tensor([new[:1]])
+    for _ in range(2):  # warm: the first calls allocate
+        model(x, cache)
+        cache.truncate(len(context))
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(calls):
+            model(x, cache)
+            cache.truncate(len(context))
+    events = [e for e in prof.events() if e.name.startswith("aten::")]
+    total = sum(e.self_cpu_time_total for e in events)
+    matmul = sum(e.self_cpu_time_total for e in events if e.name in MATMUL_OPS)
+    return {"aten_calls_per_step": len(events) / calls, "outside_matmul_share": 1 - matmul / total if total else 0.0,
+            "matmul_ops": sorted({e.name for e in events if e.name in MATMUL_OPS}), "steps": calls}

@@ -32,7 +32,7 @@ from .experiments import SERVE_PLAIN
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 CONFIG = ROOT / "mkdocs.yml"
-NPM_PACKAGES = ("katex", "iframe-worker", "pyodide")
+NPM_PACKAGES = ("katex", "iframe-worker", "pyodide", "wabt")  # wabt: assembles E6's forward.wasm (vendor.py)
 NOISE = ("Building prefix dict", "Loading model", "Prefix dict has been built", "Dumping model")  # jieba's
 WARNING = re.compile(r"^\s*WARNING\b")
 
@@ -48,7 +48,8 @@ def ensure_node_modules(root=ROOT, log=print):
                            "install Node 20 + npm, then run: npm ci")
     log(f"node_modules lacks {', '.join(missing)}: running npm ci (versions from package-lock.json)")
     if subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=root).returncode != 0:
-        raise SettingError("npm ci failed (see its output above); the site needs katex, iframe-worker and pyodide")
+        raise SettingError("npm ci failed (see its output above); the site needs katex, iframe-worker, pyodide "
+                           "and wabt")
     return True
 
 

@@ -121,7 +121,24 @@ def _context(measured, data, path):
         "target_bytes": data["models"].get(target, {}).get("bytes_float32"),
         "prompts": measured["speedup"]["prompts"], "seeds": measured["speedup"]["seeds"],
         "n_new": measured["speedup"]["n_new"],
+        "overhead": measured.get("torch_overhead"), "browser": _browser(measured),
     }
+
+
+def _browser(measured):
+    """E6's forwards timed in Node on this machine (None when measured.json predates them): per kernel the target's
+    ms per forward, c per draft and v(k) per k, medians with spread."""
+    browser = measured.get("browser_forwards")
+    if browser is None:
+        return None
+    engines = {kernel: {"simd": e.get("simd"), "target_ms": _spread(e["ms_per_forward"][measured["target"]]),
+                        "c": {d: _spread(e["c"][d]) for d in measured["drafts"]},
+                        "v": {row["k"]: _spread(row) for row in e["v"]}}
+               for kernel, e in browser["engines"].items()}
+    roof = browser.get("roof")
+    return {"node": browser["node"], "engines": engines,
+            "roof": {"kernel": roof["kernel"], "bandwidth_gbs": _spread(roof["bandwidth_gbs"]),
+                     "peak_gflops": _spread(roof["peak_gflops"])} if roof else None}
 
 
 def figure_args(m, names):

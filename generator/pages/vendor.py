@@ -1,5 +1,7 @@
 """Browser files added to the build: the widgets, and the pinned packages from node_modules (no copies in docs/)."""
 import hashlib
+import shutil
+import subprocess
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -25,6 +27,39 @@ for _name in PYODIDE_FILES:
     if _name != LOCK:  # the site's lock file lists no package (stdlib.trimmed_lock)
         VENDOR.append(("pyodide", _name, FULL_DEST if _name == STDLIB else f"assets/vendor/pyodide/{_name}"))
 WIDGET_SUFFIXES = (".css", ".js", ".mjs", ".py")
+# E6's WebAssembly forward: widgets/e6/forward.wat assembled at build time by the pinned wabt (no .wasm is committed),
+# in standard SIMD and in relaxed SIMD (fused multiply-adds); widgets/e6/forwards.mjs fetches the one the engine runs
+ASSEMBLE_WASM = ROOT / "generator" / "pages" / "assemble_wasm.mjs"
+FORWARD_WASM = {"standard": "assets/c13/e6/forward.wasm", "relaxed": "assets/c13/e6/forward-relaxed.wasm"}
+
+
+def forward_wasm(variant="standard"):
+    """The bytes of one variant of forward.wasm, assembled now with node and wabt (the same bytes every time)."""
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError("node is needed to assemble widgets/e6/forward.wat into forward.wasm (install Node 20)")
+    if not (ROOT / "node_modules" / "wabt" / "package.json").is_file():
+        raise PluginError(f"wabt is missing from node_modules (run: npm ci): it assembles widgets/e6/forward.wat "
+                          f"into {FORWARD_WASM[variant]}")
+    run = subprocess.run([node, str(ASSEMBLE_WASM), "-", variant], capture_output=True, cwd=ROOT)
+    if run.returncode != 0 or not run.stdout:
+        raise PluginError(run.stderr.decode("utf-8", "replace").strip() or "assemble_wasm.mjs wrote nothing")
+    return run.stdout
+
+# E6's probes of the reader's machine for its roofline (widgets/e6/roof.mjs): widgets/e6/roof.wat, assembled the same way
+ROOF_WAT = ROOT / "widgets" / "e6" / "roof.wat"
+ROOF_WASM = "assets/c13/e6/roof.wasm"
+
+
+def roof_wasm():
+    """The bytes of roof.wasm, assembled now with node and wabt as forward.wasm is (the same bytes every time)."""
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError("node is needed to assemble widgets/e6/roof.wat into roof.wasm (install Node 20)")
+    run = subprocess.run([node, str(ASSEMBLE_WASM), "-", str(ROOF_WAT)], capture_output=True, cwd=ROOT)
+    if run.returncode != 0 or not run.stdout:
+        raise PluginError(run.stderr.decode("utf-8", "replace").strip() or "assemble_wasm.mjs wrote nothing")
+    return run.stdout
 
 
 def add_browser_files(files, config):
@@ -54,6 +89,9 @@ def add_browser_files(files, config):
         if src.is_file() and src.suffix in WIDGET_SUFFIXES:
             files.append(File.generated(config, f"assets/c13/{src.relative_to(widgets).as_posix()}",
                                         abs_src_path=str(src)))
+    for variant, dest in FORWARD_WASM.items():
+        files.append(File.generated(config, dest, content=forward_wasm(variant)))
+    files.append(File.generated(config, ROOF_WASM, content=roof_wasm()))
     for name, (src, _) in browser_models(load_data(data_path())).items():
         files.append(File.generated(config, f"{MODELS_DEST}/{name}", abs_src_path=str(src)))
     return files

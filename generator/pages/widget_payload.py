@@ -70,7 +70,7 @@ def widget_data(data, ctx):
         "pyodide": "assets/vendor/pyodide/",
         "pyodide_bytes": pyodide_bytes(),
         "serve_command": SERVE_COMMAND,
-        "e6": e6_payload(data),
+        "e6": e6_payload(data, ctx.get("measured")),
     }
 
 
@@ -78,9 +78,10 @@ def widget_data(data, ctx):
 E6_NEW_TOKENS = (16, 32, 64, 96)
 
 
-def e6_payload(data):
+def e6_payload(data, measured=None):
     """E6: where its files are, their sizes (for the progress in bytes) and sha256 (c13.json → browser.files, checked
-    by the browser before it parses a download), the context, the choices and defaults."""
+    by the browser before it parses a download), the context, the choices and defaults; and the build machine's
+    roof (measured.json, through ctx["measured"]) when `make measure` recorded one and it timed these models."""
     constants = data["constants"]
     target = constants["target"]
     context = data["models"][target]["context"]
@@ -94,7 +95,17 @@ def e6_payload(data):
             "new_tokens": new_tokens,
             "defaults": {"draft": constants["drafts"][0], "k": constants["greedy_ks"][0], "temperature": 0,
                          "nNew": new_tokens[1] if len(new_tokens) > 1 else new_tokens[0],
-                         "prompt": data["replay"]["prompt"]}}
+                         "prompt": data["replay"]["prompt"]},
+            "build_roof": build_roof(measured)}
+
+
+def build_roof(measured):
+    """The build machine's bandwidth and SIMD peak (medians) for E6's roofline, with its CPU; None without one."""
+    roof = ((measured or {}).get("browser") or {}).get("roof")
+    if roof is None or measured["stale"]:
+        return None
+    return {"bandwidth_gbs": roof["bandwidth_gbs"]["median"], "peak_gflops": roof["peak_gflops"]["median"],
+            "cpu": measured["machine"]["cpu"], "date": measured["machine"]["date"]}
 
 
 def pyodide_bytes():

@@ -1,13 +1,18 @@
 """E6 in the browser: nothing of it loads before the reader presses 开始; a run at T = 0 writes the target's own
-text, every round shown and the reader's measurements consistent with the run; T = 1 finishes; 取消 settles;
-an over-long prompt is refused before anything loads; legible on a phone in light and dark."""
+text, every round shown and the reader's measurements consistent with the run; the report shows medians with their
+range over n timed rounds, tokens per second, which forward ran and the clock's step, and 再测一次 adds samples;
+T = 1 finishes; 取消 settles; an over-long prompt is refused before anything loads; legible on a phone in light and
+dark."""
 import math
 
 import pytest
 from browserlib import PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, from_disk, opened
 from legibility import small_targets, small_text
 
-LAZY = ("e6/engine.mjs", "e6/model.mjs", "e6/tokenizer.mjs", "e6/speculate.mjs", ".safetensors", "models/tokenizer.json")
+LAZY = ("e6/engine.mjs", "e6/model.mjs", "e6/tokenizer.mjs", "e6/speculate.mjs", "e6/timing.mjs", ".safetensors",
+        "models/tokenizer.json")
+AGAIN = "#e6 button:text-is('再测一次')"
+MEASURED = "['done', 'failed', 'cancelled'].includes(document.querySelector('#e6').dataset.measure)"
 RUN_TIMEOUT_MS = 4 * PYODIDE_TIMEOUT_MS  # Pyodide, ≈ 10 MB of weights, two runs of the real models
 SETTLED = "['done', 'failed', 'cancelled'].includes(document.querySelector('#e6').dataset.state)"
 
@@ -45,6 +50,7 @@ def test_nothing_of_e6_loads_before_the_reader_starts_it(lesson, data):
     page.wait_for_timeout(500)
     assert page.get_attribute("#e6", "data-state") == "idle"
     assert not lazy_requests(log), lazy_requests(log)
+    assert page.get_attribute(AGAIN, "aria-disabled") == "true"  # nothing to measure again before a run
     # the reader is told how much a run downloads with each draft (the tokenizer, the target, that draft), from the
     # payload's sizes
     e6 = page.evaluate("JSON.parse(document.getElementById('c13-widget-data').textContent).e6")
@@ -107,6 +113,48 @@ def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lesson, 
                                                         f"{small}.safetensors", "tokenizer.json"}
 
 
+def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samples(lesson, data):
+    page, log = lesson
+    configure(page, k=3, temperature=0, n_new=16, prompt=data["replay"]["prompt"])
+    assert run(page)["state"] == "done"
+    report = dataset(page, "#e6 .c13-e6-report")
+    n, step, block = int(report["n"]), float(report["clockStep"]), float(report["minBlockMs"])
+    assert n == 9 and 0 < step <= 2 and block == max(5, min(20, 50 * step))
+    assert float(report["shortestBlockMs"]) >= block >= 5  # every sample a block of at least 5 ms by the clock
+    for key in ("targetMs", "draftMs", "verifyMs", "speedupModel", "targetPerSecond", "speculativePerSecond"):
+        low, high = float(report[f"{key}Min"]), float(report[f"{key}Max"])
+        assert 0 < low <= high, key
+    for key in ("targetMs", "draftMs", "verifyMs"):  # a median lies within its samples' range
+        assert float(report[f"{key}Min"]) <= float(report[key]) <= float(report[f"{key}Max"]), key
+    assert math.isclose(float(report["targetPerSecond"]), 1000 / float(report["targetMs"]), rel_tol=1e-9)
+    assert float(report["targetPerSecondEndToEnd"]) > 0 and float(report["speculativePerSecondEndToEnd"]) > 0
+    text = page.inner_text("#e6 .c13-e6-report")
+    assert report["kernel"] in ("js", "wasm-simd128")
+    named = {"": "前向：JavaScript", "standard": "前向：WebAssembly SIMD（128 位）",
+             "relaxed": "前向：WebAssembly SIMD（128 位，relaxed SIMD 的融合乘加）"}  # the build of forward.wat that ran
+    assert (report["kernel"] == "js") == (report["simd"] == "") and named[report["simd"]] in text
+    assert f"计时精度是 {report['clockStep']} ms" in text and f"n = {n} 轮" in text
+    for words in ("各轮最小–最大", "每秒写出的 token", "目标单独写", "投机解码（"):
+        assert words in text, words
+    cells = page.locator("#e6 .c13-e6-rate tr[data-row='target'] td").all_inner_texts()
+    assert len(cells) == 3 and "–" in cells[1] and all(any(ch.isdigit() for ch in c) for c in cells)
+    # 再测一次, from the keyboard: more rounds join the same samples, and the button works again
+    assert page.get_attribute(AGAIN, "aria-disabled") == "false"
+    requests = len(log.requests)
+    page.focus(AGAIN)
+    page.keyboard.press("Enter")
+    page.wait_for_function(MEASURED, timeout=RUN_TIMEOUT_MS)
+    assert page.get_attribute("#e6", "data-measure") == "done", page.inner_text("#e6 .c13-e6-progress")
+    assert page.get_attribute("#e6", "data-state") == "done"
+    again = dataset(page, "#e6 .c13-e6-report")
+    assert int(again["n"]) == 2 * n and f"n = {2 * n} 轮" in page.inner_text("#e6 .c13-e6-report")
+    assert f"共 n = {2 * n} 轮" in page.inner_text("#e6 .c13-e6-progress")
+    assert float(again["targetMsMin"]) <= float(report["targetMsMin"])  # the range spans the old samples too
+    assert page.get_attribute(AGAIN, "aria-disabled") == "false" and focused(page)["text"] == "再测一次"
+    assert page.get_attribute("#e6 button:text-is('开始')", "aria-disabled") == "false"
+    assert not [u for u in log.requests[requests:] if "/models/" in u]  # nothing downloaded again
+
+
 def test_a_sampled_run_finishes_and_points_to_e2(lesson, data):
     page, _ = lesson
     configure(page, k=3, temperature=1, n_new=16)
@@ -132,6 +180,7 @@ def test_cancel_mid_run_settles_and_keeps_the_focus(lesson, data):
     assert now["tag"] != "BODY" and page.evaluate("!!document.activeElement.closest('#e6')"), now
     assert page.get_attribute("#e6 button:text-is('开始')", "aria-disabled") == "false"
     assert "已取消" in page.inner_text("#e6 .c13-e6-progress")
+    assert page.get_attribute(AGAIN, "aria-disabled") == "true"  # the cancelled run shows no report to add to
     # the buttons work again: a short run after the cancel finishes
     configure(page, k=2, temperature=0, n_new=16)
     assert run(page)["state"] == "done"

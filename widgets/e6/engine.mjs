@@ -4,100 +4,57 @@
 // A run: fetch tokenizer.json and the two float16 safetensors it needs from the site (progress in bytes; the
 // parsed models stay cached for later runs), encode the prompt with the lesson's BPE (tokenizer.mjs), check that
 // prompt + nNew + k fits the context, then run the target alone and the speculative loop (speculate.mjs) with
-// the same seed, and report every token and round as it happens, then the reader's own measurements.
-// Every draw, accept test and greedy pick is a call into widgets/sampler.py in Pyodide, through the glue below.
+// the same seed, and report every token and round as it happens; then the measuring phase (timing.mjs: blocks of
+// repeated forwards, long enough for the browser's coarse clock) and the reader's own measurements (spread.mjs).
+// Every draw, accept test and greedy pick is a call into widgets/sampler.py in Pyodide, through sampler_bridge.mjs.
 //
 // Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, modelsURL, files, sha256,
 //                stallMs}               files: name → bytes; sha256: name → hex (checked before parsing)
+//               {type: "e6-measure", id, args: {draft, context, drafted}, modelsURL, files, sha256, stallMs}
+//                                        the measuring phase again (再测一次) with the models already loaded, at
+//                                        the context a run's result gave (result.timing); done: {timing, kernel}
 //               {type: "e6-cancel"}      the running job is answered as cancelled at once: its downloads are
 //                                        aborted, its loop stops after its current round; what is loaded stays
 // Messages out: {type: "e6-event", id, event}   event as in the design (e6-stage, e6-bytes, e6-prompt, …)
 //               {type: "done", id, result}       {type: "error", id, message, cancelled}
 
-import { GPT, Decoder } from "./model.mjs";
+import { Decoder, loadGPT } from "./forwards.mjs";
 import { BPETokenizer } from "./tokenizer.mjs";
 import { cancelledError, speculative, targetOnly } from "./speculate.mjs";
+import { samplerAdapter } from "./sampler_bridge.mjs";
+import { measureForwards } from "./timing.mjs";
+import { runRoof } from "./roof.mjs";
+import { figures } from "./spread.mjs";
 import { STALL_MS, fetchBytes, incompleteError, mismatchError, sha256Hex, unreadableError } from "./download.mjs";
 
-export { sha256Hex };
+export { samplerAdapter, sha256Hex };
 
 const TARGET = "ref_baseline";
 
-// The glue over sampler.py (already imported as `sampler` by the worker). A JS Float64Array row arrives as a
-// JsProxy; array('d', its bytes) holds the very same doubles for one memcpy (tolist() would build 2,048 float
-// objects, ~0.2 ms in Pyodide), and the sampler's functions read it as they read a list.
-const GLUE = `
-import json, random
-from array import array
-import sampler
 
-
-def _row(a):
-    return array("d", a.to_bytes())
-
-
-def e6_stream(seed):
-    return random.Random(seed)
-
-
-def e6_draw(stream, row):
-    u = stream.random()
-    return (sampler.draw(_row(row), u), u)
-
-
-def e6_greedy_pick(row):
-    return sampler.greedy_pick(_row(row))
-
-
-def e6_verify(stream, p_rows, q_rows, drafted):
-    rec = sampler.verify([_row(r) for r in p_rows], [_row(r) for r in q_rows], [int(x) for x in drafted], stream)
-    return json.dumps(rec)
-`;
-
-/** The sampler adapter speculate.mjs calls: every decision made by sampler.py in Pyodide. */
-export function samplerAdapter(pyodide) {
-  pyodide.runPython(GLUE);
-  const fn = Object.fromEntries(["e6_stream", "e6_draw", "e6_greedy_pick", "e6_verify"]
-    .map((name) => [name, pyodide.globals.get(name)]));
+/** What the two runs counted and their wall clocks: with the measuring phase's samples, the report's figures
+ * (spread.mjs figures; the page recomputes them when 再测一次 adds samples). */
+export function runFacts(t, s, k) {
   return {
-    stream: (seed) => fn.e6_stream(seed),
-    draw(stream, row) {
-      const pair = fn.e6_draw(stream, row);
-      const [token, u] = pair.toJs();
-      pair.destroy();
-      return { token, u };
-    },
-    greedyPick: (row) => fn.e6_greedy_pick(row),
-    // JS null would arrive as a JsNull; undefined arrives as None (T = 0: verify's rng=None)
-    verify: (stream, pRows, qRows, drafted) => JSON.parse(fn.e6_verify(stream ?? undefined, pRows, qRows, drafted)),
+    k, generated: s.tokens.length, rounds: s.rounds.length, targetForwards: s.targetForwards,
+    draftForwards: s.draftForwards,
+    tested: s.rounds.reduce((n, r) => n + r.u.length, 0), accepted: s.rounds.reduce((n, r) => n + r.accepted, 0),
+    wall: { target: { ms: t.ms.total, tokens: t.tokens.length }, speculative: { ms: s.ms.total, tokens: s.tokens.length } },
   };
 }
 
-export function median(values) {
-  if (!values.length) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+/** Where the measuring phase times the forwards: the prompt and the first half of the target's text (the middle of
+ * the run's contexts), and the k tokens that follow it as the drafts to verify (the text again, should it end). */
+export function measuringInput(promptIds, text, k) {
+  const seq = [...promptIds, ...text];
+  const at = promptIds.length + Math.ceil(text.length / 2);
+  return { context: seq.slice(0, at), drafted: Array.from({ length: k }, (_, i) => seq[(at + i) % seq.length]) };
 }
 
-/** Forward times without the run's first, which also reads the whole prompt (prefill). */
-const steady = (ms) => (ms.length > 1 ? ms.slice(1) : ms);
-
-/** The reader's measurements from the two runs (see the design: c, v, α, speedups on model time and end to end). */
-export function measure(t, s) {
-  const targetMs = median(steady(t.targetSingleMs));
-  const draftMs = median(steady(s.draftMs));
-  const verifyMs = median(steady(s.verifyMs));
-  const tested = s.rounds.reduce((n, r) => n + r.u.length, 0);
-  const accepted = s.rounds.reduce((n, r) => n + r.accepted, 0);
-  const perToken = (ms, run) => ms / run.tokens.length;
-  return {
-    targetMs, draftMs, c: draftMs / targetMs, verifyMs, v: verifyMs / targetMs,
-    accepted, tested, alpha: tested ? accepted / tested : null,
-    tokensPerTargetForward: s.tokens.length / s.targetForwards,
-    speedupModel: perToken(t.ms.target, t) / perToken(s.ms.target + s.ms.draft, s),
-    speedupEndToEnd: perToken(t.ms.total, t) / perToken(s.ms.total, s),
-  };
+/** Which forward ran (the model sets `kernel` when it loads one; the plain JavaScript one otherwise). */
+function kernelOf(gpt) {
+  return { kernel: gpt.kernel ?? "js", simd: gpt.simd ?? null,
+    kernelNote: typeof gpt.kernelNote === "string" ? gpt.kernelNote : null };
 }
 
 export function contextMessage(promptLength, nNew, k, context) {
@@ -154,12 +111,14 @@ function isPythonError(err) {
 }
 
 export class Engine {
-  /** fetchFn(url) → Response (the worker's fetch, or a reader of files in Node); post(message) to the page. */
-  constructor({ pyodide, post, fetchFn, clock }) {
+  /** fetchFn(url) → Response (the worker's fetch, or a reader of files in Node); post(message) to the page; clock
+   * and timing (timing.mjs TIMING's settings) for tests. */
+  constructor({ pyodide, post, fetchFn, clock, timing }) {
     this.pyodide = pyodide;
     this.post = post;
     this.fetchFn = fetchFn || ((url, init) => fetch(url, init));
     this.clock = clock;
+    this.timing = timing;
     this.sampler = null;
     this.cache = new Map(); // file name → Promise of the parsed tokenizer / GPT
     this.loaded = new Set(); // the files whose promise has resolved: what a cancelled run leaves for the next
@@ -177,7 +136,7 @@ export class Engine {
       job.settle({ type: "error", message: cancelledError().message, cancelled: true, kept: [...this.loaded].sort() });
       return;
     }
-    if (m.type !== "e6-run") throw new Error(`unknown E6 request ${m.type}`);
+    if (m.type !== "e6-run" && m.type !== "e6-measure") throw new Error(`unknown E6 request ${m.type}`);
     if (this.job) {
       this.post({ type: "error", id: m.id, message: "上一次运行还没有结束：请等它结束，或先按“取消”。" });
       return;
@@ -190,7 +149,8 @@ export class Engine {
       this.post({ ...message, id: m.id });
     };
     this.job = job;
-    this.run(m, job).then((result) => job.settle({ type: "done", result: { ...result, kept: [...this.loaded].sort() } }),
+    const work = m.type === "e6-run" ? this.run(m, job) : this.remeasure(m, job);
+    work.then((result) => job.settle({ type: "done", result: { ...result, kept: [...this.loaded].sort() } }),
       (err) => {
       if (err?.stalled || job.cancelled) this.dropUnfinished();
       job.settle({ type: "error", message: err?.message || String(err), cancelled: !!err?.cancelled,
@@ -218,7 +178,7 @@ export class Engine {
           let parsed;
           try {
             parsed = name.endsWith(".json") ? BPETokenizer.fromJSON(JSON.parse(new TextDecoder().decode(buffer)))
-              : GPT.fromSafetensors(buffer);
+              : await loadGPT(buffer);
           } catch (err) {
             throw unreadableError(name, err);
           }
@@ -247,6 +207,38 @@ export class Engine {
     return { tokenizer, target, draft, names };
   }
 
+  /** The measuring phase over fresh decoders of the two models (their first call fills their caches). */
+  time({ target, draft, names }, input, emit, cancelled) {
+    return measureForwards({ target: new CheckedDecoder(target, names[1]), draft: new CheckedDecoder(draft, names[2]),
+      ...input, clock: this.clock, settings: this.timing, cancelled, onRound: (r) => emit({ type: "e6-sample", ...r }) });
+  }
+
+  /** 再测一次: the measuring phase again, with the models this worker holds (loaded again should one be gone). */
+  async remeasure(m, job) {
+    const { args, modelsURL, files, sha256 } = m;
+    const emit = (event) => this.post({ type: "e6-event", id: m.id, event });
+    const held = ["tokenizer.json", `${TARGET}.safetensors`, `${args.draft}.safetensors`].every((n) => this.loaded.has(n));
+    if (!held) emit({ type: "e6-stage", stage: "weights" }); // a file dropped since the run: downloaded again
+    const models = await this.models(args, modelsURL, files, emit, sha256,
+      { signal: job.controller.signal, stallMs: Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS });
+    if (job.cancelled) throw cancelledError();
+    const { context, drafted } = args;
+    const config = models.target.config;
+    const ids = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => Number.isInteger(x) && x >= 0 && x < config.vocab_size);
+    if (!ids(context) || !ids(drafted)) throw new Error("再测一次要用上一次运行的提示和文字，但这次请求里没有：请先按“开始”跑一次。");
+    if (context.length + drafted.length > config.block_size) {
+      throw new Error(`再测一次的上下文有 ${context.length + drafted.length} 个位置，超过了模型的上下文 ${config.block_size}。请按“开始”重新跑一次。`);
+    }
+    emit({ type: "e6-stage", stage: "measure" });
+    try {
+      const timing = await this.time(models, { context, drafted }, emit, () => job.cancelled);
+      return { timing: { ...timing, context, drafted }, ...kernelOf(models.target) };
+    } catch (err) {
+      if (err?.badFile) this.forget(err.badFile);
+      throw err;
+    }
+  }
+
   async run(m, job) {
     const { args, modelsURL, files, sha256 } = m;
     const stallMs = Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS;
@@ -261,8 +253,8 @@ export class Engine {
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`k = ${args.k}：草稿每轮至少要提议 1 个 token（k 取正整数）。`);
     if (!(Number.isInteger(nNew) && nNew >= 1)) throw new Error(`新 token 数 ${args.nNew} 不是正整数。`);
     emit({ type: "e6-stage", stage: "weights" });
-    const { tokenizer, target, draft, names } = await this.models(args, modelsURL, files, emit, sha256,
-      { signal: job.controller.signal, stallMs });
+    const models = await this.models(args, modelsURL, files, emit, sha256, { signal: job.controller.signal, stallMs });
+    const { tokenizer, target, draft, names } = models;
     if (cancelled()) throw cancelledError();
     this.sampler ??= samplerAdapter(this.pyodide);
 
@@ -286,7 +278,12 @@ export class Engine {
       emit({ type: "e6-stage", stage: "speculative" });
       const s = await speculative({ ...common, target: new CheckedDecoder(target, targetFile),
         draft: new CheckedDecoder(draft, draftFile), k, stream: stream(), onRound: (r) => emit(roundEvent(r, label, greedy)) });
-      return result({ t, s, tokenizer, promptIds, labels, label, args: { ...args, k, nNew, seed } });
+      emit({ type: "e6-stage", stage: "measure" });
+      const input = measuringInput(promptIds, t.tokens, k);
+      const timing = { ...(await this.time(models, input, emit, cancelled)), ...input };
+      return { ...result({ t, s, timing, tokenizer, promptIds, labels, label, args: { ...args, k, nNew, seed } }),
+        ...kernelOf(target),
+        roof: await runRoof(models, { clock: this.clock, cancelled }) }; // the reader's roofline (roof.mjs)
     } catch (err) {
       if (err?.badFile) this.forget(err.badFile);
       if (err?.cancelled || !isPythonError(err)) throw err;
@@ -308,18 +305,19 @@ function roundEvent(r, label, greedy) {
   };
 }
 
-function result({ t, s, tokenizer, promptIds, labels, label, args }) {
+function result({ t, s, timing, tokenizer, promptIds, labels, label, args }) {
   const nNew = args.nNew;
+  const facts = runFacts(t, s, args.k);
   const shown = s.tokens.slice(0, nNew); // the last round may overshoot nNew, as in speculative_run
   shown.forEach(label);
   t.tokens.forEach(label);
   return {
     promptIds, labels,
     text: { prompt: tokenizer.decode(promptIds), target: tokenizer.decode(t.tokens), speculative: tokenizer.decode(shown) },
-    target: { tokens: t.tokens, forwards: t.forwards, ms: t.ms, singleMs: median(steady(t.targetSingleMs)) },
+    target: { tokens: t.tokens, forwards: t.forwards, ms: t.ms },
     speculative: { tokens: shown, generated: s.tokens.length, rounds: s.rounds.length, targetForwards: s.targetForwards,
       draftForwards: s.draftForwards, ms: s.ms },
-    measured: measure(t, s),
+    facts, timing, measured: figures(timing.samples, facts),
     identical: t.tokens.length === shown.length && t.tokens.every((x, i) => x === shown[i]),
     temperature: Number(args.temperature), k: args.k, draft: args.draft, seed: args.seed, nNew,
   };

@@ -2,13 +2,15 @@
 // speculative decoding with the same seed — in the tab's one worker (data.python.e6Run; the engine, the models and
 // the tokenizer load only when the reader presses 开始), every decision made by sampler.py in Pyodide. This module
 // wires the parts: controls.js (the form and the context check), rounds.js (progress, rounds, the two texts),
-// report.js (the reader's measurements beside the predictions).
+// report.js (the reader's measurements beside the predictions). 再测一次 runs the worker's measuring phase again
+// with the models it holds and adds its samples to the report's (data.python.e6Measure).
 //
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
-// cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run.
+// cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run; data-measure ∈
+// running | done | failed | cancelled for the last 再测一次 (the shown run stays done).
 import { el, fill, mount, uid } from "../c13-util.js";
 import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
-import { showReport } from "./report.js";
+import { addSamples, showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
 
 /** Buttons that cannot act now stay focusable (aria-disabled), so the keyboard focus never falls to <body>. */
@@ -46,13 +48,14 @@ function place(section) {
 }
 
 /** The parts of the live version, in the order they show. */
-function build(live, data, run) {
+function build(live, data, run, again) {
   const e6 = data.e6;
   const total = Object.values(e6.files).reduce((a, b) => a + b, 0);
   const w = {
     controls: e6Controls(uid("e6"), e6, data.roles),
     start: button("开始", run),
     cancel: button("取消", () => data.python.e6Cancel()),
+    again: button("再测一次", again),
     progress: progressLine(total),
     promptLine: el("p", { class: "c13-e6-prompt-tokens" }),
     texts: el("div", { class: "c13-e6-texts", "aria-live": "polite" }),
@@ -67,7 +70,7 @@ function build(live, data, run) {
   live.append(w.controls.node,
     el("p", { class: "c13-hint c13-e6-weight", text: `按“开始”后才下载目标模型和你选的草稿模型的 float16 权重，以及分词器：` +
       `${perDraft}（还有 Python 抽样器，如果 E2 还没载入它）；同一个页面里每个文件只下载一次。` }),
-    el("div", { class: "c13-buttons" }, w.start, w.cancel), w.progress.node, w.promptLine, w.rounds.node, w.texts,
+    el("div", { class: "c13-buttons" }, w.start, w.cancel, w.again), w.progress.node, w.promptLine, w.rounds.node, w.texts,
     w.report);
   w.rounds.clear();
   return w;
@@ -90,6 +93,8 @@ function onEvent(section, w, event) {
     event.drafted.forEach((id, i) => { w.labels[id] = event.draftLabels[i]; });
     w.labels[event.token] = event.label;
     w.rounds.add(event, section.dataset.temperature === "0");
+  } else if (event.type === "e6-sample") {
+    w.progress.note(`计时：第 ${event.round}/${event.rounds} 轮（三种前向各一段）`);
   }
 }
 
@@ -113,11 +118,88 @@ function reset(section, w, args) {
   Object.assign(section.dataset, { state: "loading", temperature: String(args.temperature), k: String(args.k),
     draft: args.draft });
   delete section.dataset.identical;
+  delete section.dataset.measure;
   w.labels = {};
   for (const node of [w.promptLine, w.texts, w.report]) fill(node);
   for (const key of Object.keys(w.report.dataset)) delete w.report.dataset[key];
   w.rounds.clear();
   w.progress.node.classList.remove("c13-error");
+}
+
+/** Bytes a request with these arguments downloads: the files it needs that the worker does not hold yet. */
+function toDownload(data, args) {
+  const held = data.python.state === "ready" ? data.python.e6Kept || [] : [];
+  return neededFiles(data.e6, args).filter((name) => !held.includes(name))
+    .reduce((sum, name) => sum + (data.e6.files[name] || 0), 0);
+}
+
+/** A run: the target alone, then speculative, then the measuring phase; the texts and the report. */
+async function runOnce(ui, args) {
+  const { section, data, w } = ui;
+  reset(section, w, args);
+  ui.shown = null;
+  ui.setRunning(true);
+  w.progress.begin(toDownload(data, args));
+  w.progress.stage(data.python.state === "ready" ? "weights" : "python");
+  // a cold start: Pyodide's steps and bytes, as E2's status line shows them
+  const unsubscribe = data.python.subscribe((snapshot) =>
+    w.progress.python(snapshot, data.pythonStages || [], data.pyodide_bytes));
+  try {
+    const result = await data.python.e6Run(args, (event) => onEvent(section, w, event));
+    Object.assign(w.labels, result.labels || {});
+    const identical = showTexts(w.texts, result, w.labelOf);
+    if (result.temperature === 0) section.dataset.identical = String(identical);
+    showReport(w.report, result, ui.reportOptions);
+    ui.shown = result;
+    w.progress.say(`完成：目标单独写 ${result.target.tokens.length} 个 token，投机解码 ${result.speculative.rounds} 轮，` +
+      `计时 ${result.measured.n} 轮。`);
+    section.dataset.state = "done";
+  } catch (err) {
+    section.dataset.state = err?.cancelled ? "cancelled" : "failed";
+    w.progress.say(err?.cancelled ? cancelledText(err, neededFiles(data.e6, args), data.python)
+      : `没能跑完：${err?.message || err}`);
+    w.progress.node.classList.toggle("c13-error", !err?.cancelled);
+  } finally {
+    unsubscribe();
+    ui.setRunning(false);
+  }
+}
+
+/** 再测一次: the measuring phase again, its samples added to the shown run's; whatever happens the run stays shown
+ * and the buttons work again. */
+async function measureAgain(ui) {
+  const { section, data, w } = ui;
+  const base = ui.shown;
+  ui.setRunning(true);
+  section.dataset.measure = "running";
+  w.progress.node.classList.remove("c13-error");
+  w.progress.begin(toDownload(data, base));
+  w.progress.stage("measure");
+  const kept = `表里仍是之前的 ${base.measured.n} 轮样本`;
+  try {
+    const answer = await data.python.e6Measure({ draft: base.draft, context: base.timing.context,
+      drafted: base.timing.drafted }, (event) => onEvent(section, w, event));
+    ui.shown = addSamples({ ...base, kernel: answer.kernel, kernelNote: answer.kernelNote }, answer.timing);
+    showReport(w.report, ui.shown, ui.reportOptions);
+    w.progress.say(`再测完成：加了 ${answer.timing.samples.length} 轮样本，现在共 n = ${ui.shown.measured.n} 轮。`);
+    section.dataset.measure = "done";
+  } catch (err) {
+    section.dataset.measure = err?.cancelled ? "cancelled" : "failed";
+    w.progress.say(err?.cancelled ? `已取消再测：${kept}。`
+      : `再测没能完成：${err?.message || err}（${kept}；可以再按“再测一次”，或按“开始”重新跑。）`);
+    w.progress.node.classList.toggle("c13-error", !err?.cancelled);
+  } finally {
+    ui.setRunning(false);
+  }
+}
+
+/** The build machine's roof for the roofline, when the payload carries the WebAssembly figures measured.json
+ * records (→ wasm → roof: bandwidth_gbs, peak_gflops); null when it does not (the figure then draws two roofs). */
+export function buildRoof(data) {
+  const roof = data.e6?.build_roof ?? data.measured?.wasm?.roof;
+  if (!(roof?.bandwidth_gbs > 0 && roof?.peak_gflops > 0)) return null;
+  return { key: "build", name: "构建机器（WebAssembly SIMD，单核）", short: "构建机器", bandwidthGBs: roof.bandwidth_gbs,
+    peakGflops: roof.peak_gflops };
 }
 
 export function render(section, data) {
@@ -132,14 +214,16 @@ export function render(section, data) {
     return;
   }
   const longest = longestToken(data.labels);
-  let running = false;
-  const w = build(live, data, () => run());
-  const setRunning = (on) => {
-    running = on;
+  const ui = { section, data, running: false, shown: null,
+    reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data) } };
+  const w = (ui.w = build(live, data, () => run(), () => { if (!ui.running && ui.shown) measureAgain(ui); }));
+  ui.setRunning = (on) => {
+    ui.running = on;
     w.start.setAttribute("aria-disabled", on ? "true" : "false");
     w.cancel.setAttribute("aria-disabled", on ? "false" : "true");
+    w.again.setAttribute("aria-disabled", on || !ui.shown ? "true" : "false");
   };
-  setRunning(false);
+  ui.setRunning(false);
   const check = () => {
     const tooLong = contextProblem(w.controls.sizes(), { context: data.e6.context, longest });
     const temperature = tooLong ? null : temperatureProblem(w.controls.temperature(), data.e6.temperatures);
@@ -150,36 +234,8 @@ export function render(section, data) {
     return problem;
   };
   w.controls.onChange(() => { if (w.controls.check.dataset.problem) check(); });
-
-  async function run() {
-    if (running || check()) return; // an over-long prompt: nothing loads, nothing runs
-    const args = w.controls.values();
-    reset(section, w, args);
-    setRunning(true);
-    // what this run downloads: the files it needs that the worker does not hold yet
-    const held = data.python.state === "ready" ? data.python.e6Kept || [] : [];
-    w.progress.begin(neededFiles(data.e6, args).filter((name) => !held.includes(name))
-      .reduce((sum, name) => sum + (data.e6.files[name] || 0), 0));
-    w.progress.stage(data.python.state === "ready" ? "weights" : "python");
-    // a cold start: Pyodide's steps and bytes, as E2's status line shows them
-    const unsubscribe = data.python.subscribe((snapshot) =>
-      w.progress.python(snapshot, data.pythonStages || [], data.pyodide_bytes));
-    try {
-      const result = await data.python.e6Run(args, (event) => onEvent(section, w, event));
-      Object.assign(w.labels, result.labels || {});
-      const identical = showTexts(w.texts, result, w.labelOf);
-      if (result.temperature === 0) section.dataset.identical = String(identical);
-      showReport(w.report, result, { target: data.e6.target, vocab: data.labels.length });
-      w.progress.say(`完成：目标单独写 ${result.target.tokens.length} 个 token，投机解码 ${result.speculative.rounds} 轮。`);
-      section.dataset.state = "done";
-    } catch (err) {
-      section.dataset.state = err?.cancelled ? "cancelled" : "failed";
-      w.progress.say(err?.cancelled ? cancelledText(err, neededFiles(data.e6, args), data.python)
-        : `没能跑完：${err?.message || err}`);
-      w.progress.node.classList.toggle("c13-error", !err?.cancelled);
-    } finally {
-      unsubscribe();
-      setRunning(false);
-    }
-  }
+  const run = () => {
+    if (ui.running || check()) return; // an over-long prompt: nothing loads, nothing runs
+    runOnce(ui, w.controls.values());
+  };
 }

@@ -4,75 +4,13 @@
 // Runs in a Web Worker and in Node; no DOM, no allocation inside a forward's loops: the work buffers are reused.
 // Sums run in float64 (JavaScript's numbers) and are stored as float32; torch's float32 logits agree within 1e-4.
 
+import { readSafetensors } from "./safetensors.mjs";
+
+export { readSafetensors };
+
 const CONFIG_KEYS = ["vocab_size", "block_size", "n_layer", "n_head", "n_embd"];
-const DTYPE_BYTES = { F16: 2, F32: 4 };
-let halfTable = null;
 
-// float16 bit pattern → float32 value: all 65,536 of them, computed once (subnormals, ±inf and NaN included)
-function halfToFloat() {
-  if (halfTable) return halfTable;
-  halfTable = new Float32Array(65536);
-  for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 31, mant = h & 1023;
-    if (exp === 0) halfTable[h] = sign * mant * 2 ** -24;
-    else if (exp === 31) halfTable[h] = mant ? NaN : sign * Infinity;
-    else halfTable[h] = sign * (1 + mant / 1024) * 2 ** (exp - 15);
-  }
-  return halfTable;
-}
-
-function parseHeader(buffer) {
-  if (!(buffer instanceof ArrayBuffer)) throw new TypeError("readSafetensors expects an ArrayBuffer");
-  if (buffer.byteLength < 8) throw new Error(`safetensors: truncated file (${buffer.byteLength} bytes, no header length)`);
-  const length = Number(new DataView(buffer).getBigUint64(0, true));
-  if (8 + length > buffer.byteLength) {
-    throw new Error(`safetensors: truncated file: the header needs ${8 + length} bytes, the file has ${buffer.byteLength}`);
-  }
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(buffer, 8, length)));
-  } catch (err) {
-    throw new Error(`safetensors: bad header (not JSON: ${err.message})`);
-  }
-  if (header === null || typeof header !== "object" || Array.isArray(header)) {
-    throw new Error("safetensors: bad header (not a JSON object)");
-  }
-  return { header, start: 8 + length };
-}
-
-function readTensor(buffer, start, name, info) {
-  const bad = (why) => new Error(`safetensors: tensor ${name}: ${why}`);
-  if (!info || typeof info !== "object") throw bad("bad header entry");
-  const { dtype, shape, data_offsets: offsets } = info;
-  if (!(dtype in DTYPE_BYTES)) throw bad(`dtype ${dtype} is not supported (F16 or F32)`);
-  if (!Array.isArray(shape) || !shape.every((n) => Number.isInteger(n) && n >= 0)) throw bad("bad shape");
-  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(Number.isInteger)) throw bad("bad data_offsets");
-  const count = shape.reduce((a, b) => a * b, 1), [begin, end] = offsets;
-  if (end - begin !== count * DTYPE_BYTES[dtype] || begin < 0) {
-    throw bad(`data_offsets [${begin}, ${end}] do not hold ${count} ${dtype} values of shape [${shape}]`);
-  }
-  if (start + end > buffer.byteLength) {
-    throw bad(`truncated file: the data ends at byte ${start + end}, the file has ${buffer.byteLength}`);
-  }
-  const bytes = buffer.slice(start + begin, start + end);  // a copy: aligned, and independent of the download
-  if (dtype === "F32") return { shape, data: new Float32Array(bytes) };
-  const half = new Uint16Array(bytes), table = halfToFloat(), data = new Float32Array(count);
-  for (let i = 0; i < count; i++) data[i] = table[half[i]];
-  return { shape, data };
-}
-
-// safetensors bytes → {metadata, tensors: {name: {shape, data: Float32Array}}}; F16 and F32 (little-endian).
-export function readSafetensors(buffer) {
-  const { header, start } = parseHeader(buffer);
-  const metadata = header.__metadata__ ?? {};
-  const tensors = {};
-  for (const [name, info] of Object.entries(header)) {
-    if (name !== "__metadata__") tensors[name] = readTensor(buffer, start, name, info);
-  }
-  return { metadata, tensors };
-}
-
-function checkConfig(config) {
+export function checkConfig(config) {
   if (!config || typeof config !== "object") throw new Error("GPT: the config is missing");
   const out = {};
   for (const key of CONFIG_KEYS) {
@@ -97,7 +35,7 @@ function expectedShapes({ vocab_size: V, block_size: B, n_layer: L, n_embd: C })
   return shapes;
 }
 
-function checkedWeights(config, tensors) {
+export function checkedWeights(config, tensors) {
   const shapes = expectedShapes(config), weights = {};
   for (const [name, shape] of Object.entries(shapes)) {
     const t = tensors[name];
@@ -289,8 +227,29 @@ export class KVCache {
   }
 }
 
+// A safetensors file of the family → {config (from its __metadata__), tensors}
+export function modelFile(buffer) {
+  const { metadata, tensors } = readSafetensors(buffer);
+  try {
+    return { config: JSON.parse(metadata.config), tensors };
+  } catch {
+    throw new Error("safetensors: __metadata__.config is missing or not JSON: which model shape is this?");
+  }
+}
+
+// What every forward refuses before it computes anything: a context overflow, no rows, a token out of range
+export function checkFeed({ block_size: B, vocab_size: V }, tokens, past, last) {
+  const T = tokens.length;
+  if (past + T > B) throw new Error(`sequence of ${past + T} tokens exceeds the context of ${B}`);
+  if (T < 1 || last < 1 || last > T) throw new Error(`forward: ${T} tokens, ${last} rows asked`);
+  for (const id of tokens) {
+    if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`token ${id} is not in the vocabulary of ${V}`);
+  }
+}
+
 export class GPT {
   constructor(config, tensors) {
+    this.kernel = "js";  // the forward's kernel (widgets/e6/forwards.mjs: "js" or "wasm-simd128")
     this.config = checkConfig(config);
     const w = checkedWeights(this.config, tensors), { block_size: B, n_embd: C, vocab_size: V } = this.config;
     this.tokEmb = w["tok_emb.weight"];
@@ -313,27 +272,19 @@ export class GPT {
   }
 
   static fromSafetensors(buffer) {
-    const { metadata, tensors } = readSafetensors(buffer);
-    let config;
-    try {
-      config = JSON.parse(metadata.config);
-    } catch {
-      throw new Error("safetensors: __metadata__.config is missing or not JSON: which model shape is this?");
-    }
+    const { config, tensors } = modelFile(buffer);
     return new GPT(config, tensors);
   }
 
   // Feed tokens (the positions after cache.length) through the model; the cache grows by tokens.length.
   // Returns the logits of the last `last` fed positions: a view of a reused buffer, row-major [last × vocab].
   forward(tokens, cache, last = tokens.length) {
-    const { block_size: B, n_embd: C, vocab_size: V, n_head: H } = this.config;
+    const { n_embd: C, vocab_size: V, n_head: H } = this.config;
     const T = tokens.length, past = cache.length;
-    if (past + T > B) throw new Error(`sequence of ${past + T} tokens exceeds the context of ${B}`);
-    if (T < 1 || last < 1 || last > T) throw new Error(`forward: ${T} tokens, ${last} rows asked`);
+    checkFeed(this.config, tokens, past, last);
     const { x, h, qkv, y, hidden } = this;
     for (let t = 0; t < T; t++) {
       const id = tokens[t];
-      if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`token ${id} is not in the vocabulary of ${V}`);
       for (let i = 0, e = id * C, p = (past + t) * C, r = t * C; i < C; i++) x[r + i] = this.tokEmb[e + i] + this.posEmb[p + i];
     }
     for (let l = 0; l < this.layers.length; l++) {
@@ -360,7 +311,7 @@ export class GPT {
 export class Decoder {
   constructor(gpt) {
     this.gpt = gpt;
-    this.cache = new KVCache(gpt.config);
+    this.cache = gpt.newCache?.() ?? new KVCache(gpt.config);  // the WebAssembly forward keeps its cache in its memory
     this.forwards = 0;
   }
 

@@ -1,8 +1,15 @@
-// The reader's own measurements after an E6 run: c, v(k), α and tokens per target forward; the time split into
-// target forwards, draft forwards and acceptance (Python); the measured speedups beside the predictions from the
-// reader's c and v(k) (E[N] ÷ (k·c + v(k)), widgets/figures/speedup.mjs) and from the lesson's v = 1.
-import { el, fill, fixed, ms, num, pct, times } from "../c13-util.js";
+// The reader's own measurements after an E6 run: which forward ran and how it was timed; c, v(k), α and tokens
+// per target forward; tokens per second; the time split into target forwards, draft forwards and acceptance
+// (Python); the measured speedups beside the predictions from the reader's c and v(k) (E[N] ÷ (k·c + v(k)),
+// widgets/figures/speedup.mjs) and from the lesson's v = 1. The timed figures are medians over the measuring
+// phase's samples with their quartiles (spread.mjs, which the worker used too); 再测一次 adds samples to them.
+import { el, fill, fixed, fromMarkup, ms, num, pct, times, uid } from "../c13-util.js";
+import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
+  from "../figures/roofline.mjs";
 import { measuredSpeedup } from "../figures/speedup.mjs";
+import { figures } from "./spread.mjs";
+
+const KERNELS = { "wasm-simd128": "WebAssembly SIMD（128 位）", js: "JavaScript" };
 
 function table(caption, head, rows, cls) {
   // no class on the table itself: the theme styles plain tables (.md-typeset table:not([class])); the box scrolls
@@ -16,29 +23,67 @@ function table(caption, head, rows, cls) {
 }
 
 const msOr = (v) => (typeof v === "number" && Number.isFinite(v) ? ms(v) : "—");
+const perSecond = (v) => num(Math.round(v));
+
+/** "min–max" of a spread in the format `f`, or — (a count, or no samples). */
+function range(s, f) {
+  return s ? `${f(s.min)}–${f(s.max)}` : "—";
+}
 
 /** The predictions the page computes from the reader's own figures (never part of the worker's result). */
 export function predictions(m, k) {
   return { own: measuredSpeedup(m.alpha, m.c, k, m.v), lesson: measuredSpeedup(m.alpha, m.c, k, 1) };
 }
 
-export function showReport(box, result, { target, vocab }) {
+/** The samples of a 再测一次 added to the result's: the figures recomputed over all of them (spread.mjs). */
+export function addSamples(result, timing) {
+  const samples = [...result.timing.samples, ...timing.samples];
+  const blocks = [...result.timing.blocks, ...timing.blocks];
+  const merged = { ...result.timing, samples, blocks, step: timing.step, minBlockMs: timing.minBlockMs };
+  return { ...result, timing: merged, measured: figures(samples, result.facts) };
+}
+
+/** Which forward ran, how it was timed, and how many samples the figures below are over. */
+function method(result) {
   const m = result.measured;
-  const t = result.target;
+  const t = result.timing;
+  const kernel = (KERNELS[result.kernel] ?? result.kernel ?? KERNELS.js).replace("（128 位）",
+    result.simd === "relaxed" ? "（128 位，relaxed SIMD 的融合乘加）" : "（128 位）");
+  const note = result.kernelNote ? `（${result.kernelNote}）` : "";
+  const calls = t.blocks.reduce((sum, b) => sum + b.calls, 0);
+  return el("p", { class: "c13-e6-method" },
+    el("strong", { text: `前向：${kernel}` }), `${note}。`,
+    `浏览器的计时精度是 ${t.step} ms：每个样本是一段至少 ${trimMs(t.minBlockMs)} ms 的连续前向（同一种前向连着重复，` +
+    "样本 = 这段的时间 ÷ 次数）；一次前向只有零点几到几毫秒，单独计时读不准。" +
+    `每一轮把三种前向——目标一个位置、草稿一个位置、目标验 ${result.k + 1} 个位置——轮流各测一段；` +
+    `现在共 n = ${num(m.n)} 轮（${num(calls)} 次前向，上下文 ${num(t.positions)} 个 token）。` +
+    "表里是各轮的中位数和最小–最大；“再测一次”会再测几轮，加进同一组样本。");
+}
+
+const trimMs = (v) => String(Number(v.toPrecision(3)));
+
+function tables(result, k, target, p) {
+  const m = result.measured;
   const s = result.speculative;
-  const k = result.k;
-  const p = predictions(m, k);
+  const t = result.target;
+  const sp = m.spread;
   const generated = s.generated ?? s.tokens.length; // the last round may write past nNew: all count per forward
-  const costs = table("你的机器上的代价与产出", ["量", "实测"], [
-    [["target-ms", `目标一次前向（${target}，一个位置）`], ms(m.targetMs)],
-    [["draft-ms", `草稿一次前向（${result.draft}）`], ms(m.draftMs)],
-    [["c", "c = 草稿一次前向 ÷ 目标一次前向"], fixed(m.c, 3)],
-    [["verify-ms", `目标一次验 k + 1 = ${k + 1} 个位置`], msOr(m.verifyMs)],
-    [["v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(m.v, 2)],
-    [["alpha", "α = 接受的草稿 token ÷ 检验的草稿 token"], `${pct(m.alpha)}（${num(m.accepted)} / ${num(m.tested)}）`],
+  const costs = table(`你的机器上的代价与产出（n = ${m.n} 轮计时）`, ["量", "实测（中位数）", "各轮最小–最大"], [
+    [["target-ms", `目标一次前向（${target}，一个位置）`], ms(m.targetMs), range(sp.targetMs, ms)],
+    [["draft-ms", `草稿一次前向（${result.draft}）`], ms(m.draftMs), range(sp.draftMs, ms)],
+    [["c", "c = 草稿一次前向 ÷ 目标一次前向"], fixed(m.c, 3), range(sp.c, (x) => fixed(x, 3))],
+    [["verify-ms", `目标一次验 k + 1 = ${k + 1} 个位置`], msOr(m.verifyMs), range(sp.verifyMs, ms)],
+    [["v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(m.v, 2), range(sp.v, (x) => fixed(x, 2))],
+    [["alpha", "α = 接受的草稿 token ÷ 检验的草稿 token"], `${pct(m.alpha)}（${num(m.accepted)} / ${num(m.tested)}）`, "—"],
     [["per-forward", "每次目标前向产出的 token"],
-      `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`],
+      `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`, "—"],
   ], "c13-e6-costs");
+  const rate = table("每秒写出的 token", ["写法", "只算模型时间", "各轮最小–最大", "端到端（整段运行）"], [
+    [["target", "目标单独写"], perSecond(m.perSecond.target.model), range(sp.targetPerSecond, perSecond),
+      perSecond(m.perSecond.target.endToEnd)],
+    [["speculative", `投机解码（${result.draft}，k = ${k}）`], perSecond(m.perSecond.speculative.model),
+      range(sp.speculativePerSecond, perSecond), perSecond(m.perSecond.speculative.endToEnd)],
+  ], "c13-e6-rate");
   const split = table("时间花在哪（毫秒，整段运行合计）", ["部分", "目标单独写", "投机解码"], [
     [["target", "目标前向"], msOr(t.ms.target), msOr(s.ms.target)],
     [["draft", "草稿前向"], "—", msOr(s.ms.draft)],
@@ -46,19 +91,83 @@ export function showReport(box, result, { target, vocab }) {
     [["total", "端到端合计"], msOr(t.ms.total), msOr(s.ms.total)],
     [["forwards", "目标前向次数"], num(t.forwards), num(s.targetForwards)],
   ], "c13-e6-split");
-  const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速"], [
-    [["model", "实测，只算模型时间（目标 + 草稿前向）"], times(m.speedupModel)],
-    [["end-to-end", "实测，端到端（含 Python 判定）"], times(m.speedupEndToEnd)],
-    [["own", "预测：你的 c 与 v(k)，E[N] ÷ (k·c + v(k))"], times(p.own)],
-    [["lesson", "预测：正文的公式（v = 1）"], times(p.lesson)],
+  const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速", "各轮最小–最大"], [
+    [["model", "实测，只算模型时间（计时段的中位数 × 这次运行的前向次数）"], times(m.speedupModel),
+      range(sp.speedupModel, times)],
+    [["end-to-end", "实测，端到端（两次运行各自的总时间，含 Python 判定）"], times(m.speedupEndToEnd), "—"],
+    [["own", "预测：你的 c 与 v(k)，E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
+    [["lesson", "预测：正文的公式（v = 1）"], times(p.lesson), "—"],
   ], "c13-e6-speed");
-  const why = el("p", { class: "c13-e6-why", text: whyText(m, s, k, vocab) });
-  fill(box, el("h4", { text: "你的机器上的实测" }), costs, split, speed, why);
-  // the figures shown, for tests: each is checked against the others and against the run
-  Object.assign(box.dataset, { c: m.c, v: m.v, alpha: m.alpha, accepted: m.accepted, tested: m.tested,
-    tokens: generated, targetForwards: s.targetForwards, rounds: s.rounds,
+  return [costs, rate, split, speed];
+}
+
+/** The figures shown, for tests: each is checked against the others and against the run. */
+function describe(box, result, p) {
+  const m = result.measured;
+  const s = result.speculative;
+  for (const key of Object.keys(box.dataset)) delete box.dataset[key];
+  const ranges = Object.fromEntries(Object.entries(m.spread).flatMap(([key, v]) => [[`${key}Min`, v.min],
+    [`${key}Max`, v.max]]));
+  Object.assign(box.dataset, ranges, { c: m.c, v: m.v, alpha: m.alpha, accepted: m.accepted, tested: m.tested,
+    tokens: s.generated ?? s.tokens.length, targetForwards: s.targetForwards, rounds: s.rounds,
     tokensPerTargetForward: m.tokensPerTargetForward, speedupModel: m.speedupModel,
-    speedupEndToEnd: m.speedupEndToEnd, predictedOwn: p.own, predictedLesson: p.lesson });
+    speedupEndToEnd: m.speedupEndToEnd, predictedOwn: p.own, predictedLesson: p.lesson,
+    n: m.n, targetMs: m.targetMs, draftMs: m.draftMs, verifyMs: m.verifyMs, kernel: result.kernel ?? "js",
+    simd: result.simd ?? "",
+    clockStep: result.timing.step, minBlockMs: result.timing.minBlockMs,
+    shortestBlockMs: Math.min(...result.timing.blocks.map((b) => b.ms)),
+    targetPerSecond: m.perSecond.target.model, speculativePerSecond: m.perSecond.speculative.model,
+    targetPerSecondEndToEnd: m.perSecond.target.endToEnd,
+    speculativePerSecondEndToEnd: m.perSecond.speculative.endToEnd });
+}
+
+/** The reader's roofline (result.roof, measured once per worker: roof.mjs): the picture with the anchor's roof
+ * (c13.json → anchor), the build machine's when the payload has it, the reader's; the v(k) it predicts beside the
+ * measured one. → {nodes, data} (data: for the report's dataset) */
+function roofline(result, k, { anchor, buildRoof }) {
+  const roof = result.roof;
+  if (!roof) return { nodes: [], data: {} };
+  if (roof.error) return { nodes: [el("p", { class: "c13-e6-roof", text: `没能测出你的机器的屋顶线：${roof.error}` })],
+    data: { roofError: roof.error } };
+  const bw = roof.bandwidthGBs, peak = roof.peakGflops, m = result.measured, models = roof.models;
+  const reader = { key: "reader", name: `你的机器（${roof.kernel === "js" ? "JavaScript" : "WebAssembly SIMD"}，单核）`,
+    short: "你的机器", bandwidthGBs: bw.median, peakGflops: peak.median };
+  const roofs = [anchor && { ...anchorRoof(anchor), short: "H100" }, buildRoof, reader].filter(Boolean);
+  const context = result.timing.positions;
+  const points = runPoints({ reader, anchor, models, k, context,
+    names: { target: models.target.name, draft: models.draft.name } });
+  const v = predictedV(reader, models.target, k, context);
+  const oneMs = roofTime(reader, forwardCost(models.target, 1, context));
+  const spreadOf = (s, unit) => `${rate(s.median, unit)}（${rate(s.min, unit)}–${rate(s.max, unit)}，n = ${s.n}）`;
+  const caption = `对数坐标的屋顶线：每台机器能达到的 GFLOP/s = min(峰值, 带宽 × 算术强度)。圆圈和方块是这次运行的前向` +
+    `（空心：1 个位置；实心：验 k + 1 个），放在你的机器的屋顶上；菱形是锚点的一步解码。强度 = FLOP ÷ 读的字节` +
+    `（float32 权重 + KV 缓存）。预测用的模型：${ROOFLINE_MODEL}` +
+    (buildRoof ? "" : "构建机器没有记下 WebAssembly 的带宽和峰值，这里没画它的屋顶。");
+  const nodes = [
+    el("h4", { text: "你的机器在屋顶线上" }),
+    el("p", { class: "c13-e6-roof", text: `后台线程测了你的机器（一个核，${roof.note ?? "WebAssembly SIMD"}）：` +
+      `读 ${fixed(roof.bytes / 1e6, 1)} MB（目标的 float32 权重）的带宽 ${spreadOf(bw, "GB/s")}，` +
+      `乘加峰值 ${spreadOf(peak, "GFLOP/s")}；括号里是各段的最小–最大。` }),
+    el("figure", { class: "c13-fig c13-e6-roofline" }, fromMarkup(rooflineFigure({ id: uid("e6-roof"), roofs, points })),
+      el("figcaption", { text: caption })),
+    table("验 k + 1 个位置的代价：屋顶线的预测与实测", ["量", "预测（屋顶线）", "实测"], [
+      [["roof-v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(v, 2),
+        `${fixed(m.v, 2)}（${range(m.spread.v, (x) => fixed(x, 2))}）`],
+      [["roof-ms", `目标一次前向（${models.target.name}）`], ms(oneMs), ms(m.targetMs)],
+    ], "c13-e6-roof-table"),
+  ];
+  return { nodes, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v, roofRoofs: roofs.length,
+    roofKernel: roof.kernel, roofPoints: points.length } };
+}
+
+export function showReport(box, result, { target, vocab, anchor, buildRoof }) {
+  const k = result.k;
+  const p = predictions(result.measured, k);
+  const why = el("p", { class: "c13-e6-why", text: whyText(result.measured, result.speculative, k, vocab) });
+  const roof = roofline(result, k, { anchor, buildRoof });
+  fill(box, el("h4", { text: "你的机器上的实测" }), method(result), ...tables(result, k, target, p), why, ...roof.nodes);
+  describe(box, result, p);
+  Object.assign(box.dataset, roof.data);
 }
 
 function whyText(m, s, k, vocab) {
@@ -70,5 +179,7 @@ function whyText(m, s, k, vocab) {
     : `这里验 ${k + 1} 个位置几乎和一次前向一样快（v = ${fixed(m.v, 2)}），接近正文的假设。`;
   return `${vNote}接受判定每轮平均花 ${ms(perRound)}：每一轮都要把 k + 1 行、每行 ${num(vocab)} 个概率从 JavaScript 交给 ` +
     "WebAssembly 里的 Python，再由 sampler.py 逐个比较——这是为了让浏览器和生成器用同一个文件做决定付出的代价。" +
-    "公式只数模型的前向，所以“只算模型时间”的那一行才是和预测对应的；真正的推理服务把这一步放在 GPU 上，几乎不花时间。";
+    "公式只数模型的前向，所以“只算模型时间”的那一行才是和预测对应的；真正的推理服务把这一步放在 GPU 上，几乎不花时间。" +
+    "计时段里同一种前向连着跑，缓存是热的；两次运行里每次前向之间都夹着 Python 的判定，前向往往慢一些，" +
+    "所以“时间花在哪”里的前向合计可能比计时段的中位数 × 前向次数多。";
 }

@@ -10,6 +10,7 @@ const STAGES = {
   encode: "用分词器编码提示",
   target: "目标模型单独写",
   speculative: "投机解码：草稿猜、目标验",
+  measure: "计时：三种前向一段一段地轮流重复",
 };
 
 export function megabytes(bytes) {

@@ -10,14 +10,11 @@
 // No DOM, no worker code: Node runs this file too (tests/e6_greedy.mjs). Each model forward and each sampler call
 // is timed with the injected clock; between rounds the loop yields to the event loop (so a cancel message can
 // arrive) and asks `cancelled()`.
+import { cancelledError } from "../python-task.mjs";
 
 const YIELD_EVERY_MS = 30; // a yield costs a timer tick (clamped to ~4 ms in browsers): not after every round
 
-export function cancelledError() {
-  const err = new Error("已取消");
-  err.cancelled = true;
-  return err;
-}
+export { cancelledError };  // the page's (python-task.mjs), so that both sides mark a cancel the one way
 
 /** The loop's own bookkeeping: time per part, and the pauses that are not part of any. */
 class Timer {

@@ -4,6 +4,7 @@ import { alphaPositions, alphaPositionsTable } from "./alpha_positions.mjs";
 import { measuredCosts, measuredTable, measuredVerify } from "./measured_costs.mjs";
 import { requestPath } from "./request_path.mjs";
 import { replayTable, replayText } from "./replay.mjs";
+import { rooflineFigure } from "./roofline.mjs";
 import { sliderPlot, speedupPlot } from "./speedup.mjs";
 import { outputHistogram, stackedPicture, stackedRows } from "./stacked.mjs";
 import { tensorShapes } from "./tensor.mjs";
@@ -28,6 +29,7 @@ export const FIGURES = {
   measured_costs: measuredCosts,
   measured_verify: measuredVerify,
   measured_table: measuredTable,
+  roofline: rooflineFigure,
 };
 
 /** One figure's markup; an unknown name or a failing figure throws with the name in the message. */

@@ -4,6 +4,7 @@
 // E6's 取消 settles within this long even when the worker is busy (it answers sooner in every other case)
 export const CANCEL_MS = 700;
 
+/** The error a cancelled request or run settles with, on the page and in the worker (e6/speculate.mjs). */
 export function cancelledError() {
   const err = new Error("已取消");
   err.cancelled = true;
