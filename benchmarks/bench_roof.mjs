@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 import { assembleWat } from "../generator/pages/assemble_wasm.mjs";
+import { modelFile } from "../widgets/e6/model.mjs";
 import { measureRoof } from "../widgets/e6/roof.mjs";
 import { forwardCost, modelFigures, predictedV, roofTime } from "../widgets/figures/roofline.mjs";
 
@@ -21,9 +22,8 @@ function targetConfig() {
   const c13 = JSON.parse(readFileSync(new URL("precomputed/c13.json", ROOT), "utf8"));
   const file = new URL(`precomputed/${c13.browser.dir}/${c13.constants.target}.safetensors`, ROOT);
   const buf = readFileSync(file);
-  const length = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + length).toString("utf8"));
-  return { name: c13.constants.target, config: JSON.parse(header.__metadata__.config), ks: c13.constants.ks };
+  const { config } = modelFile(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  return { name: c13.constants.target, config, ks: c13.constants.ks };
 }
 
 async function main(argv) {

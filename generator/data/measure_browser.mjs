@@ -52,7 +52,7 @@ async function timeEngine(engine, wasm, relaxed, dir, job, rounds) {
     }
   }
   const kernel = target.kernel ?? "js";
-  return [kernel, {
+  return [kernel, target.config, {
     kernel, simd: target.simd ?? null, ms_per_forward: Object.fromEntries(Object.entries(ms).map(([n, xs]) => [n, spread(xs)])),
     c: Object.fromEntries(Object.entries(c).map(([n, xs]) => [n, spread(xs)])),
     v: job.ks.map((k) => ({ k, ...spread(v[k]) })),
@@ -67,12 +67,13 @@ async function main([dir, contextPath, ...flags]) {
   const relaxed = relaxedSupported();  // the build of forward.wat E6 would fetch here: relaxed where it validates
   const wasm = await WebAssembly.compile(await assembleForward(relaxed ? "relaxed" : "standard"));
   const engines = {};
+  let config;
   for (const engine of ["wasm", "js"]) {
-    const [kernel, figures] = await timeEngine(engine, wasm, relaxed, dir, job, rounds);
+    const [kernel, targetConfig, figures] = await timeEngine(engine, wasm, relaxed, dir, job, rounds);
     engines[kernel] = figures;
+    config = targetConfig;
   }
-  const target = await loadGPT(bytesOf(join(dir, `${job.target}.safetensors`)), { engine: "wasm", wasm, relaxed });
-  const bytes = 4 * modelFigures(target.config).parameters;  // as the reader's worker measures it (roof.mjs runRoof)
+  const bytes = 4 * modelFigures(config).parameters;  // as the reader's worker measures it (roof.mjs runRoof)
   const roofWasm = await WebAssembly.compile(await assembleWat(ROOF_WAT));
   const r = await measureRoof({ bytes, wasm: roofWasm, clock: () => performance.now(), pause: () => Promise.resolve() });
   const roof = { kernel: r.kernel, bytes, bandwidth_gbs: r.bandwidthGBs, peak_gflops: r.peakGflops };

@@ -21,7 +21,7 @@ def shown_layout(page):
 
 def payload_has_build_roof(page):
     return page.evaluate("""() => { const d = JSON.parse(document.getElementById('c13-widget-data').textContent);
-        const r = (d.e6 && d.e6.build_roof) || (d.measured && d.measured.wasm && d.measured.wasm.roof);
+        const r = d.e6 && d.e6.build_roof;
         return !!(r && r.bandwidth_gbs > 0 && r.peak_gflops > 0); }""")
 
 

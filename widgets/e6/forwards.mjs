@@ -32,7 +32,8 @@ export const relaxedSupported = () => validates(RELAXED_PROBE);
 
 const compiled = new Map();  // the forward.wasm URL → Promise of its compiled module (one download per worker)
 
-async function wasmBytes(url) {
+/** A .wasm file's bytes: fetched (HTTP errors named), or read from disk where the URL is a file: (Node). */
+export async function wasmBytes(url) {
   if (url.protocol === "file:") {  // Node (tests, benchmarks) reading the built site's file
     const { readFile } = await import("node:fs/promises");
     return readFile(url);

@@ -193,10 +193,10 @@ async function measureAgain(ui) {
   }
 }
 
-/** The build machine's roof for the roofline, when the payload carries the WebAssembly figures measured.json
- * records (→ wasm → roof: bandwidth_gbs, peak_gflops); null when it does not (the figure then draws two roofs). */
+/** The build machine's roof for the roofline, when the payload carries it (widget_payload.py build_roof, from
+ * measured.json → browser_forwards → roof); null when it does not (the figure then draws two roofs). */
 export function buildRoof(data) {
-  const roof = data.e6?.build_roof ?? data.measured?.wasm?.roof;
+  const roof = data.e6?.build_roof;
   if (!(roof?.bandwidth_gbs > 0 && roof?.peak_gflops > 0)) return null;
   return { key: "build", name: "构建机器（WebAssembly SIMD，单核）", short: "构建机器", bandwidthGBs: roof.bandwidth_gbs,
     peakGflops: roof.peak_gflops };

@@ -9,7 +9,13 @@ import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, ro
 import { measuredSpeedup } from "../figures/speedup.mjs";
 import { figures } from "./spread.mjs";
 
-const KERNELS = { "wasm-simd128": "WebAssembly SIMD（128 位）", js: "JavaScript" };
+// the forward that ran, by its kernel and, for WebAssembly, the build of forward.wat (forwards.mjs `simd`)
+const KERNELS = { "wasm-simd128": { standard: "WebAssembly SIMD（128 位）",
+  relaxed: "WebAssembly SIMD（128 位，relaxed SIMD 的融合乘加）" }, js: "JavaScript" };
+const kernelName = (kernel, simd) => {
+  const name = KERNELS[kernel] ?? kernel ?? KERNELS.js;
+  return typeof name === "string" ? name : name[simd] ?? name.standard;
+};
 
 function table(caption, head, rows, cls) {
   // no class on the table itself: the theme styles plain tables (.md-typeset table:not([class])); the box scrolls
@@ -47,8 +53,7 @@ export function addSamples(result, timing) {
 function method(result) {
   const m = result.measured;
   const t = result.timing;
-  const kernel = (KERNELS[result.kernel] ?? result.kernel ?? KERNELS.js).replace("（128 位）",
-    result.simd === "relaxed" ? "（128 位，relaxed SIMD 的融合乘加）" : "（128 位）");
+  const kernel = kernelName(result.kernel, result.simd);
   const note = result.kernelNote ? `（${result.kernelNote}）` : "";
   const calls = t.blocks.reduce((sum, b) => sum + b.calls, 0);
   return el("p", { class: "c13-e6-method" },

@@ -14,7 +14,7 @@
 // and then, so that 取消 reaches it. The whole takes well under a second. No DOM: Node runs this file too (tests/e6_roof.mjs).
 
 import { modelFigures } from "../figures/roofline.mjs";
-import { simdSupported } from "./forwards.mjs";
+import { simdSupported, wasmBytes } from "./forwards.mjs";
 import { cancelledError } from "./speculate.mjs";
 import { spread } from "./spread.mjs";
 import { TIMING, blockLength, clockStep } from "./timing.mjs";
@@ -30,16 +30,6 @@ const PAGE = 65536;
 const M = 0.9999, C = 1e-4; // a = a × M + C heads for 1 and stays a normal number
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-async function wasmBytes(url) {
-  if (url.protocol === "file:") { // Node (tests) reading a file
-    const { readFile } = await import("node:fs/promises");
-    return readFile(url);
-  }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return response.arrayBuffer();
-}
 
 /** The probes of roof.wasm over a buffer of `bytes` (rounded up to 128). source: a Module, bytes or a URL. */
 export async function wasmProbes(bytes, source) {
