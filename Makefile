@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .stamps
 
-.PHONY: site serve bench test models data check train setup measure
+.PHONY: site serve preview bench test models data check train setup measure
 
 site: setup                  ## the main job: build the lesson site into site/ (regenerates stale data first)
 	$(PY) -m generator build
@@ -10,11 +10,15 @@ site: setup                  ## the main job: build the lesson site into site/ (
 serve: setup                 ## serve the built site on http://127.0.0.1:8000/ for offline reading
 	$(PY) -m generator serve
 
+preview: setup               ## for authors: the lesson on http://127.0.0.1:8000/, rebuilt and reloaded on every edit
+	$(PY) -m generator preview
+
 bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build against plain mkdocs, and weight; Pyodide, runs and bytes in Chromium; E6's model costs and speedups in Node and Chromium, its sampler bridge and this machine's roofline
 	$(PY) benchmarks/bench_site.py --weight
 	$(PY) benchmarks/bench_browser.py
 	node benchmarks/bench_e6.mjs
 	node benchmarks/bench_e6_sampler.mjs
+	node benchmarks/bench_pyodide_pass.mjs
 	node benchmarks/bench_roof.mjs
 	$(PY) benchmarks/bench_e6_browser.py
 
@@ -33,8 +37,8 @@ measure: setup               ## time the real models on this machine into precom
 check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs or was edited by hand
 	$(PY) -m generator check
 
-train: setup                 ## retrain tokenizer + three models from the corpus (tens of minutes)
-	$(PY) -m generator train $(if $(CORPUS),--corpus $(CORPUS))
+train: setup                 ## retrain tokenizer + three models (tens of minutes): CORPUS=file STEPS=n OUT=dir FORCE=1
+	$(PY) -m generator train $(if $(CORPUS),--corpus $(CORPUS)) $(if $(STEPS),--steps $(STEPS)) $(if $(OUT),--out $(OUT)) $(if $(FORCE),--force)
 
 setup: $(STAMP)/python $(STAMP)/node
 

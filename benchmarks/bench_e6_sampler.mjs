@@ -17,7 +17,8 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { samplerAdapter } from "../widgets/e6/sampler_bridge.mjs";
 import { speculative } from "../widgets/e6/speculate.mjs";
-import { caseDecoders, startPyodide, todaysAdapter } from "../tests/e6_bridge.mjs";
+import { caseDecoders, todaysAdapter } from "../tests/e6_bridge.mjs";
+import { startPyodide } from "../tests/e6_lib.mjs";
 
 const V = 2048, POOL = 24, KS = [1, 2, 4, 8];
 

@@ -1,6 +1,7 @@
 """The command line: python -m generator COMMAND. Bad input exits 2 with a message naming the file and field."""
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from . import contract
@@ -12,10 +13,24 @@ PRECOMPUTED = ROOT / "precomputed"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
 
 
+def announce_output(out):
+    """Say, before the long run starts, where training writes and which files it will replace."""
+    from .models.family import DRAFTS, TARGET
+    out = Path(out)
+    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+    default = " (the default: the committed models, tracked by git)" if out.resolve() == MODELS.resolve() else ""
+    print(f"writing to {shown}/{default} once all models have trained; a failed or refused run writes nothing")
+    replaced = [name for name in ("tokenizer.json", TARGET, *DRAFTS, "card.json", "README.md") if (out / name).exists()]
+    if replaced:
+        print(f"  replaces: {', '.join(replaced)} (use --out DIR to keep them)")
+
+
 def cmd_train(args):
+    from .data.settings import PROMPTS
     from .models.train import Recipe, train_all
     recipe = Recipe() if args.steps is None else Recipe(steps=args.steps)
-    card = train_all(args.corpus, args.out, recipe)
+    announce_output(args.out)
+    card = train_all(args.corpus, args.out, recipe, prompts=PROMPTS, force=args.force)
     for name, m in card["models"].items():
         print(f"{name:>12}: held-out loss {m['heldout_loss']:.4f}, train loss {m['train_loss']:.4f}")
     print(f"all three in {card['wall_seconds_total']:.0f} s; card written to {Path(args.out) / 'README.md'}")
@@ -39,8 +54,15 @@ def run_data_stage(models, precomputed, out, progress=True):
     """Stage 2, models → c13.json: compute every figure and write the sealed, validated file. Returns (data, s).
     The CPU kernels are pinned first (data/kernels.py: the same bytes on any machine); then its worker process
     starts, so that it imports torch and loads the models while this process does."""
+    import os
     from .data import kernels
     kernels.pin()
+    lesson = (Path(precomputed) / "lesson.toml").resolve()
+    os.environ["C13_LESSON"] = str(lesson)  # the lesson's settings beside c13.json, for this process and its worker
+    loaded = sys.modules.get("generator.data.settings")
+    if loaded is not None and loaded.LESSON_FILE.resolve() != lesson:
+        raise SettingError(f"this process already read the lesson's settings from {loaded.LESSON_FILE}; run the data "
+                           f"stage for {precomputed} in a process of its own")
     from .data.jobs import SharedJobs
     pool = SharedJobs("generator.data.precompute:worker_state", (str(models),))
     try:
@@ -86,6 +108,26 @@ def what_is_stale(path, models, precomputed):
         return [str(e)]  # unreadable JSON: regenerate it like a stale one
 
 
+def warn_stale_measured(data_path, log=None):
+    """A warning naming measured.json and `make measure` when the timings beside c13.json are of other models: the
+    page then shows them as stale. Returns the stale inputs (empty when it is fresh or absent)."""
+    from .pages.data_file import DataError
+    from .pages.measured import MEASURE_COMMAND, measured_file, read_measured, stale_inputs
+    log = log or (lambda line: print(line, file=sys.stderr))
+    path = measured_file(data_path)
+    try:
+        measured = read_measured(path)
+        stale = [] if measured is None else stale_inputs(measured, contract.load(data_path))
+    except (DataError, InputError):
+        return []  # a corrupt file is the build's to refuse, named with its field; a warning has nothing to add
+    if stale:
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        log(f"warning: {shown} timed other models than {Path(data_path).name} describes "
+            f"({', '.join(stale)} changed since): the page shows its timings as stale and combines none of them with "
+            f"the new figures; run `{MEASURE_COMMAND}` (a few minutes) to time these models")
+    return stale
+
+
 def cmd_check(args):
     path = Path(args.precomputed) / "c13.json"
     changed = what_is_stale(path, args.models, args.precomputed)
@@ -97,6 +139,7 @@ def cmd_check(args):
         return 1
     contract.load(path)
     print(f"{path} is fresh: every input matches its recorded sha256, and its content its digest")
+    warn_stale_measured(path)
     return 0
 
 
@@ -130,7 +173,59 @@ def cmd_build(args):
         print(f"using {data} as given (no freshness check)")
     else:
         data = fresh_data(args.models, args.precomputed, progress=not args.quiet)
+    warn_stale_measured(data)
     report(build(data, args.out))
+
+
+class DataWatcher:
+    """For the preview: c13.json kept fresh while it runs. Every `every` seconds it asks what_is_stale, and when an
+    input changed (a model, a hand-written input, the generator's code) it regenerates c13.json; the preview server
+    sees the new file and rebuilds the pages. A failed regeneration is reported and leaves the last good file."""
+
+    def __init__(self, models, precomputed, log=print, regenerate=None, every=2.0):
+        self.models, self.precomputed, self.log, self.every = models, precomputed, log, every
+        self.path = Path(precomputed) / "c13.json"
+        self.regenerate = regenerate or (lambda: run_data_stage(models, precomputed, self.path, progress=False))
+        self.failed = None  # the inputs a regeneration failed on: not retried until they change again
+
+    def check_once(self):
+        """Regenerate when stale; returns what changed (empty when fresh)."""
+        try:
+            changed = what_is_stale(self.path, self.models, self.precomputed)
+        except InputError as e:
+            changed = [str(e)]
+        if not changed or changed == self.failed:
+            return changed
+        self.log(f"preview: {self.path.name} must be regenerated ({', '.join(changed)} changed); regenerating…")
+        try:
+            self.regenerate()
+        except (InputError, SettingError) as e:
+            self.failed = changed
+            self.log(f"preview: regeneration failed, the pages keep the last good data: {e}")
+            return changed
+        self.failed = None
+        self.log(f"preview: regenerated {self.path.name}; the pages rebuild")
+        return changed
+
+    def start(self):
+        import threading
+
+        def loop():
+            while True:
+                time.sleep(self.every)
+                self.check_once()
+        threading.Thread(target=loop, name="c13-data-watcher", daemon=True).start()
+
+
+def cmd_preview(args):
+    """make preview: fresh data first, then the live server, with c13.json regenerated whenever its inputs change."""
+    from .pages.preview import serve_preview
+    data = fresh_data(args.models, args.precomputed, progress=not args.quiet)
+    warn_stale_measured(data)
+    DataWatcher(args.models, args.precomputed).start()
+    print(f"preview: http://127.0.0.1:{args.port}/ — pages rebuild and reload as docs/, widgets/ or the data change; "
+          "Ctrl-C stops it")
+    serve_preview(data, port=args.port, docs=args.docs)
 
 
 def cmd_serve(args):
@@ -150,6 +245,8 @@ def main(argv=None):
     p.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="UTF-8 text, hard-wrapped paragraphs")
     p.add_argument("--out", default=str(MODELS), help="where to write tokenizer, models and card")
     p.add_argument("--steps", type=int, default=None, help="training steps per model (default: the recipe's)")
+    p.add_argument("--force", action="store_true", help="warn instead of refusing when the lesson's prompts are not "
+                                                         "in the corpus or the models do no better than chance")
     p.set_defaults(run=cmd_train)
     p = sub.add_parser("models", help="load and validate the committed models, and report them")
     p.add_argument("--models", default=str(MODELS))
@@ -182,6 +279,14 @@ def main(argv=None):
     p.add_argument("--precomputed", default=str(PRECOMPUTED))
     p.add_argument("--quiet", action="store_true", help="no progress bar when regenerating")
     p.set_defaults(run=cmd_build)
+    p = sub.add_parser("preview", help="serve the lesson on 127.0.0.1 with live reload while docs/, widgets/ or the "
+                                        "data's inputs change (regenerating c13.json when stale)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--docs", default=None, help="another folder of page templates (default: docs/)")
+    p.add_argument("--models", default=str(MODELS))
+    p.add_argument("--precomputed", default=str(PRECOMPUTED))
+    p.add_argument("--quiet", action="store_true", help="no progress bar when regenerating")
+    p.set_defaults(run=cmd_preview)
     p = sub.add_parser("serve", help="serve the built site on 127.0.0.1 for offline reading")
     p.add_argument("--site", default=str(ROOT / "site"), help="the built folder")
     p.add_argument("--port", type=int, default=8000)

@@ -19,7 +19,7 @@ from .contract_inputs import check_paper_entries, load_anchor, load_papers  # no
 from .contract_measured import (MEASURED_KIND, MEASURED_VERSION, REMEASURE, changed_models,  # noqa: F401
                                 load_measured, validate_measured)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DIGEST = "digest"
 
 # Every key the pages read, by dotted path: checked up front so a missing one is reported by name.
@@ -29,7 +29,8 @@ REQUIRED = [
     "models", "card", "tokenizer.vocab_size", "tokenizer.labels", "tokenizer.partial_tokens", "tokenizer.sha256",
     "prompts", "greedy.identical", "greedy.total", "greedy.n_new", "greedy.ks", "greedy.runs",
     "constants.target", "constants.drafts", "constants.ks", "constants.greedy_ks", "constants.top_n",
-    "constants.small_vocab", "constants.schemes",
+    "constants.small_vocab", "constants.schemes", "constants.lesson_k", "constants.e2_live_sizes",
+    "constants.e6_new_tokens",
     "distributions", "offline.n", "offline.results",
     "replay.draft", "replay.k", "replay.n_new", "replay.prompt", "replay.prompt_tokens", "replay.rounds",
     "replay.tokens", "replay.target_forwards", "replay.draft_forwards",

@@ -11,7 +11,7 @@ ANCHOR_NEEDED = {
     "model": ("name", "vocab_size", "params_read_per_token", "bytes_per_param",
               "linear_attention_state_bytes_per_request"),
     "hardware": ("name", "peak_bf16_dense_flops", "hbm_bandwidth_bytes_per_s"),
-    "assumptions": ("flops_per_param_per_position", "positions_verified"),
+    "assumptions": ("flops_per_param_per_position",),
 }
 
 

@@ -62,7 +62,7 @@ def fresh_precomputed(tmp_path, data):
     from generator.data.provenance import input_hashes
     pre = tmp_path / "precomputed"
     pre.mkdir()
-    for name in ("anchor-model.json", "papers.json"):
+    for name in ("anchor-model.json", "papers.json", "lesson.toml"):
         shutil.copy(ROOT / "precomputed" / name, pre / name)
     shutil.copytree(ROOT / "precomputed" / data["browser"]["dir"], pre / data["browser"]["dir"])  # E6's files
     fresh = copy.deepcopy(data)

@@ -29,7 +29,7 @@ globalThis.fetch = (resource, ...rest) => {
 
 // The glue over sampler.py (already imported as `sampler` by the worker). A JS Float64Array row arrives as a
 // JsProxy; array('d', its bytes) holds the very same doubles for one memcpy (tolist() would build 2,048 float
-// objects, ~0.2 ms in Pyodide), and the sampler's functions read it as they read a list.
+// objects, one allocation each), and the sampler's functions read it as they read a list.
 const TODAYS_GLUE = `
 import json, random
 from array import array

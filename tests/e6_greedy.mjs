@@ -17,7 +17,7 @@ import { Engine, samplerAdapter } from "../widgets/e6/engine.mjs";
 import { Decoder, GPT } from "../widgets/e6/model.mjs";
 import { speculative, targetOnly } from "../widgets/e6/speculate.mjs";
 import { TIMING } from "../widgets/e6/timing.mjs";
-import { startPyodide } from "./e6_lib.mjs";
+import { startPyodide, targetOf } from "./e6_lib.mjs";
 
 
 function fail(message) {
@@ -63,7 +63,7 @@ function makeEngine(pyodide, folder) {
     events.set(id, []);
     return new Promise((resolve) => {
       waiting.set(id, { resolve, onRound });
-      engine.handle({ type: "e6-run", id, args, modelsURL, files: null });
+      engine.handle({ type: "e6-run", id, args, target: targetOf(folder), modelsURL, files: null });
     });
   };
   return { run, engine, fetches };

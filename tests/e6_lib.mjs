@@ -15,6 +15,12 @@ export async function startPyodide(samplerPath) {
   return pyodide;
 }
 
+/** The target model's name, from the c13.json beside a folder of browser files (the page hands it to E6 the same
+ * way: c13.json → constants.target). */
+export function targetOf(browserFolder) {
+  return JSON.parse(readFileSync(`${browserFolder}/../c13.json`, "utf8")).constants.target;
+}
+
 /** A small seeded generator (mulberry32): the same seed, the same numbers in [0, 1). */
 export function random(seed) {
   let a = seed >>> 0;

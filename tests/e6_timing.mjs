@@ -16,7 +16,7 @@ import { Decoder } from "../widgets/e6/model.mjs";
 import { addSamples } from "../widgets/e6/report.js";
 import { figures } from "../widgets/e6/spread.mjs";
 import { TIMING, measureForwards } from "../widgets/e6/timing.mjs";
-import { random, startPyodide } from "./e6_lib.mjs";
+import { random, startPyodide, targetOf } from "./e6_lib.mjs";
 
 const STEP = 0.1; // ms: the clock's step
 // the fake machine: ms per call of each forward, each call ±2 %, and the machine's speed wandering ±3 % from one
@@ -139,7 +139,7 @@ function engineOf(pyodide, folder, time) {
   const ask = (type, args, onEvent) => new Promise((resolve) => {
     id += 1;
     waiting.set(id, { resolve, onEvent, events: [] });
-    engine.handle({ type, id, args, modelsURL, files: null });
+    engine.handle({ type, id, args, target: targetOf(folder), modelsURL, files: null });
   });
   return { ask, engine, fetches };
 }

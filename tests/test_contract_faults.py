@@ -84,8 +84,8 @@ NAN, INF = float("nan"), float("inf")  # json.dumps writes them as NaN and Infin
      "entries[0].figures[0].high"),
     ("measured.json", contract.load_measured, lambda d: d["speedup"]["seeds"].__setitem__(1, NAN),
      "speedup.seeds[1]"),
-    ("anchor-model.json", contract.load_anchor, lambda d: d["assumptions"].update(positions_verified=-INF),
-     "assumptions.positions_verified"),
+    ("anchor-model.json", contract.load_anchor, lambda d: d["assumptions"].update(flops_per_param_per_position=-INF),
+     "assumptions.flops_per_param_per_position"),
 ])
 def test_every_input_of_the_contract_refuses_non_finite_numbers(tmp_path, name, load, edit, field):
     data = json.loads((PRE / name).read_text(encoding="utf-8"))

@@ -21,7 +21,9 @@ TABLE = ([("fixed", v, [d]) for v in VALUES for d in (0, 1, 2, 3, 4)]
                                                         "gb", "gflop")]
          + [("num", v, []) for v in (0, 1, 999, 1000, 3688704, 25630000000)]
          + [("num", v, [2]) for v in (0.125, 1234.5, 3688704.375)]
-         + [("chinese_units", v, []) for v in (332352, 25630000000, 9999, 12345678, 51260000000)])
+         + [("chinese_units", v, []) for v in (332352, 25630000000, 9999, 12345678, 51260000000)]
+         + [("speed", text, [kind, *where]) for text in ("1.59×", "1.4–3.4×", "<b>&") for kind in formats.SPEED_KINDS
+            for where in ([], [None], ["构建机 Intel \"Xeon\" <8 核>，PyTorch 2.13 & Node 'v20'，2026-12-01"])])
 
 NODE_SCRIPT = """
 import { FORMATS } from %s;
@@ -63,6 +65,15 @@ def test_the_table_has_exact_ties_that_javascript_would_round_differently():
                          capture_output=True, text=True)
     assert json.loads(run.stdout) == ["0.13", "3"]
     assert formats.fixed(0.125, 2) == "0.12" and formats.fixed(2.5, 0) == "2"
+
+
+def test_the_speed_kinds_are_the_same_in_both():
+    script = ("import { SPEED_KINDS } from %s; console.log(JSON.stringify(SPEED_KINDS));"
+              % json.dumps(FORMATS_MODULE.as_uri()))
+    run = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True)
+    assert json.loads(run.stdout) == formats.SPEED_KINDS
+    with pytest.raises(ValueError):
+        formats.speed("1.00×", "guess")
 
 
 def test_a_non_number_is_refused_in_both():

@@ -36,6 +36,20 @@ def test_the_code_hash_covers_the_stages_by_glob(tmp_path):
     assert provenance.code_hash(tmp_path) != before
 
 
+def test_a_changed_code_file_is_named_by_its_path(fresh_precomputed, tmp_path):
+    """`make check` after an edit to the generator's code names the file, not just "generator"."""
+    for name in [p.relative_to(ROOT).as_posix() for p in code_files()]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, tmp_path / name)
+    json_path = fresh_precomputed / "c13.json"
+    assert stale_inputs(json_path, MODELS, fresh_precomputed, root=tmp_path) == []
+    settings = tmp_path / "generator/data/settings.py"
+    settings.write_text(settings.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    (tmp_path / "generator/data/new_stage_file.py").write_text("X = 1\n", encoding="utf-8")
+    assert stale_inputs(json_path, MODELS, fresh_precomputed, root=tmp_path) == [
+        "generator/data/new_stage_file.py", "generator/data/settings.py"]
+
+
 def test_a_missing_or_edited_browser_file_makes_the_data_stale(fresh_precomputed):
     """E6's float16 weights and tokenizer are written beside c13.json, their sha256 in it: a file deleted or changed
     afterwards is reported by its path, so `make site` regenerates it rather than serving bytes nobody checked."""

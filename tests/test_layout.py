@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sourcelib import blank_js
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_DIRS = ("generator", "widgets", "benchmarks", "tests")
 SOURCE_SUFFIXES = {".py", ".js", ".mjs", ".css"}
@@ -54,37 +56,9 @@ JS_FUNCTION = re.compile(r"(?:\bfunction\b\s*\*?\s*([\w$]*)\s*\([^)]*\)|(?:\(([^
                          r"([\w$]+)[ \t]*\([^)]*\))\s*\{", re.M)
 
 
-def strip_js(text):
-    """JavaScript with strings, template literals, regular-expression-free comments blanked (same length, same
-    newlines), so that counting braces counts only code."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        two = text[i:i + 2]
-        if two == "//":
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif two == "/*":
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text[i] in "'\"`":
-            quote, j = text[i], i + 1
-            while j < n and text[j] != quote:
-                j += 2 if text[j] == "\\" else 1
-            out.append(quote + re.sub(r"[^\n]", " ", text[i + 1:j]) + quote)
-            i = j + 1
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
 def js_functions(text):
     """(name, first line, length in lines) of every braced function body in a JavaScript source."""
-    code = strip_js(text)
+    code = blank_js(text)
     for m in JS_FUNCTION.finditer(code):
         start = m.end() - 1
         depth = 0
@@ -160,3 +134,36 @@ def test_the_import_check_sees_a_forward_import(tmp_path):
     sample.write_text("from ..data.precompute import generate\nimport torch\n", encoding="utf-8")
     assert list(imported_modules(sample, "generator.pages.build")) == [
         (1, "generator.data.precompute"), (2, "torch")]
+
+
+# a path of the repository as comments name it: a top-level folder of ours, then at least one more part
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:generator|widgets|tests|benchmarks|docs|precomputed|models|overrides)"
+                        r"/[\w.-]+(?:/[\w.-]+)*/?)")
+
+
+def test_every_repository_path_a_comment_names_exists():
+    """A comment that points a reader at a file must point at one that is there (issue 25): paths in comments and
+    docstrings of the code, the tests and the kernels, checked against the tree."""
+    from tests.sourcelib import comments
+    files = [p for p in source_files({".py", ".js", ".mjs", ".css"}) if "node_modules" not in p.parts]
+    files += sorted((ROOT / "widgets").rglob("*.wat"))
+    named = 0
+    gone = []
+    for path in files:
+        for text in comments(path):
+            for m in NAMED_PATH.finditer(text):
+                named += 1
+                name = m.group(1).rstrip(".")
+                if not (ROOT / name).exists():
+                    gone.append(f"{rel(path)}: {name}")
+    assert named > 50, "the scan found almost no paths: is the pattern still right?"
+    assert not gone, "comments name paths that do not exist:\n" + "\n".join(gone)
+
+
+def test_the_widgets_name_no_model():
+    """The browser learns the models' names from the data (c13.json → constants, through the page), so that a draft
+    renamed in generator/models/family.py needs no edit in widgets/ (issue 25)."""
+    from generator.models.family import DRAFTS, TARGET
+    named = [f"{rel(p)}: {name}" for p in source_files({".py", ".js", ".mjs", ".css"}) if rel(p).startswith("widgets/")
+             for name in (TARGET, *DRAFTS) if name in p.read_text(encoding="utf-8")]
+    assert not named, "\n".join(named)

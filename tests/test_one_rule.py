@@ -7,15 +7,14 @@ inverse-CDF or library draw (cumsum, searchsorted, bisect, multinomial, choices,
 a residual max(0, p − q) with a random number next to it. Bar heights such as Math.min(p, q) and
 Math.max(0, p − q) are pictures, not draws, and pass.
 """
-import io
 import json
 import re
-import tokenize
 
 import pytest
 
 from generator.data.shared_sampler import sampler
 from tests.conftest import MODELS, ROOT
+from tests.sourcelib import blank_js, blank_python
 
 SCANNED = ("generator", "widgets", "benchmarks")
 SUFFIXES = {".py": "python", ".js": "js", ".mjs": "js"}
@@ -47,105 +46,6 @@ WINDOW_RULES = [
 ]
 # (file, rule name): the reason it is not a second implementation. Empty: nothing needs an exception today.
 ALLOWED = {}
-
-
-# ----------------------------------------------------------------------------- blanking comments and strings
-
-def _blank(chars, start, end):
-    for i in range(start, end):
-        if chars[i] != "\n":
-            chars[i] = " "
-
-
-def blank_python(src):
-    """src with every comment and string literal (docstrings, f-strings) replaced by spaces, lines kept."""
-    chars, offsets, pos = list(src), [0], 0
-    for line in src.splitlines(keepends=True):
-        pos += len(line)
-        offsets.append(pos)
-    kinds = {tokenize.COMMENT, tokenize.STRING} | {getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
-    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
-        if tok.type in kinds:
-            _blank(chars, offsets[tok.start[0] - 1] + tok.start[1], offsets[tok.end[0] - 1] + tok.end[1])
-    return "".join(chars)
-
-
-REGEX_BEFORE = set("(,=:[!&|?{};+-*%<>~^") | {""}
-
-
-def _skip_quoted(src, i, quote):
-    """The index after the string literal that opens at src[i]."""
-    i += 1
-    while i < len(src) and src[i] != quote:
-        i += 2 if src[i] == "\\" else 1
-    return i + 1
-
-
-def _skip_regex(src, i):
-    """The index after the regular-expression literal (and flags) that opens at src[i]."""
-    i, in_class = i + 1, False
-    while i < len(src) and (in_class or src[i] != "/") and src[i] != "\n":
-        if src[i] == "\\":
-            i += 1
-        elif src[i] in "[]":
-            in_class = src[i] == "["
-        i += 1
-    i += 1
-    while i < len(src) and src[i].isalpha():
-        i += 1
-    return i
-
-
-def blank_js(src):
-    """src with JavaScript comments, strings, regex literals and template-literal text blanked; the code inside
-    a template's ${…} is kept (it may compute)."""
-    chars, i, depths, last = list(src), 0, [], ""
-    text_start = None  # where the template text being scanned began
-    while i < len(src):
-        if text_start is not None:  # inside template text
-            if src[i] == "\\":
-                i += 2
-            elif src[i] == "`":
-                _blank(chars, text_start, i + 1)
-                i, text_start, last = i + 1, None, "a"
-            elif src.startswith("${", i):
-                _blank(chars, text_start, i)
-                depths.append(0)
-                i, text_start, last = i + 2, None, "{"
-            else:
-                i += 1
-            continue
-        c = src[i]
-        if src.startswith("//", i) or src.startswith("/*", i):
-            end = src.find("\n", i) if c + src[i + 1] == "//" else src.find("*/", i + 2) + 2
-            end = len(src) if end < 2 or end == -1 else end
-            _blank(chars, i, end)
-            i = end
-        elif c in "'\"":
-            end = _skip_quoted(src, i, c)
-            _blank(chars, i, end)
-            i, last = end, "a"
-        elif c == "/" and last in REGEX_BEFORE:
-            end = _skip_regex(src, i)
-            _blank(chars, i, end)
-            i, last = end, "a"
-        elif c == "`":
-            text_start, i = i, i + 1
-        else:
-            if c == "{" and depths:
-                depths[-1] += 1
-            elif c == "}" and depths:
-                if depths[-1] == 0:
-                    depths.pop()
-                    text_start, i = i, i + 1
-                    continue
-                depths[-1] -= 1
-            if not c.isspace():
-                last = c if not (c.isalnum() or c in "_$") else "a"
-            i += 1
-    if text_start is not None:
-        _blank(chars, text_start, len(src))
-    return "".join(chars)
 
 
 # ----------------------------------------------------------------------------- the scanner
@@ -309,3 +209,11 @@ def test_every_replay_round_is_the_samplers_decision(committed, family):
         context += r["draft"][:accepted] + [token]
     assert context[len(rep["prompt_tokens"]):] == rep["tokens"]
     assert kinds == {"bonus", "resampled"}  # both final draws were exercised
+
+
+def test_the_lexer_keeps_a_template_literals_code_and_balances_its_braces():
+    src = 'const a = `x {${f({b: 1})}} y`; // {\nconst r = /[{"]/g; const s = "}";\n'
+    code = blank_js(src)
+    assert len(code) == len(src) and code.count("\n") == src.count("\n")
+    assert "{f({b: 1})}" in code and " x " not in code and " y" not in code  # the code kept, the text blanked
+    assert code.count("{") == code.count("}") == 2, code  # the ${…} and the object: the text's braces are gone

@@ -49,13 +49,14 @@ def test_greedy_speculative_equals_target_greedy_in_all_16_runs(data):
 
 
 def test_roofline_recomputed_from_anchor_file(data):
-    fresh = roofline(load_anchor(PRECOMPUTED / "anchor-model.json"))
+    lesson_k = data["constants"]["lesson_k"]
+    fresh = roofline(load_anchor(PRECOMPUTED / "anchor-model.json"), lesson_k + 1)
     assert fresh == data["anchor"]
     # the lesson's figures for the anchor (LESSON.md §3), recomputed
     assert round(fresh["compute_ms_per_token"], 3) == 0.052
     assert round(fresh["weight_read_ms_per_token"], 2) == 15.30
     assert round(fresh["compute_ms_for_positions"], 2) == 0.26
-    assert fresh["positions_verified"] == 5
+    assert fresh["positions_verified"] == lesson_k + 1 == data["replay"]["k"] + 1  # E1, E3 and E4 share the k
     assert fresh["linear_attention_state_mib"] == 144 and round(fresh["linear_attention_state_mb"]) == 151
 
 
@@ -69,6 +70,22 @@ def test_prefix_figures_follow_from_the_stored_distributions(data):
             assert entry["sum_pq"][draft] == pair.sum_pq
             assert entry["tv_resample_p_closed_form"][draft] == sampler.resample_p_tv(pair.p, pair.q)
             assert pair.sum_pq < pair.alpha  # the naive scheme accepts far less than the min rule
+
+
+def test_the_stacked_parts_are_split_from_full_precision_and_rounded_only_when_shown(data):
+    """E2's parts (issue 26): min(p, q), (p − q)⁺ and (q − p)⁺ of the models' own values, stored unrounded, so that a
+    difference shown on the page is rounded once; each column's p and q round to the stored 4-digit p and q."""
+    from generator.data.settings import rounded
+    more_digits = 0
+    for entry in data["distributions"].values():
+        for draft, col in entry["columns"].items():
+            for j, token in enumerate(col["tokens"]):
+                p, q = col["p"][j], col["q"][j]
+                assert rounded(p) == entry["p"][token] and rounded(q) == entry["q"][draft][token]
+                assert col["overlap"][j] == min(p, q) and col["residual"][j] == max(0.0, p - q)
+                assert col["excess"][j] == max(0.0, q - p)
+                more_digits += rounded(p) != p
+    assert more_digits, "every column holds the 4-digit values: its differences were made of rounded numbers"
 
 
 def test_the_resample_p_deficit_is_the_samplers_own_output_distribution(data):
@@ -169,7 +186,7 @@ def test_alpha_spread_covers_at_least_64_positions(data):
 def test_provenance_records_every_input(data):
     inputs = data["provenance"]["inputs"]
     for name in ("models/tokenizer.json", "precomputed/anchor-model.json", "precomputed/papers.json",
-                 "widgets/sampler.py", "generator"):
+                 "precomputed/lesson.toml", "widgets/sampler.py", "generator"):
         assert name in inputs
     for model in ("ref_baseline", "c1_dim64", "c1_dim128"):
         assert f"models/{model}/model.safetensors" in inputs

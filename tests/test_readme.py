@@ -14,9 +14,9 @@ def readme_commands():
     return [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
 
 
-def test_readme_opens_with_the_build_and_the_test_command():
+def test_readme_opens_with_the_build_the_test_and_the_preview_command():
     commands = readme_commands()
-    assert len(commands) == 2
+    assert commands[2:] == ["make preview"] and len(commands) == 3
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1] in ci  # CI runs the README's test command
 

@@ -81,9 +81,11 @@ def test_widget_data_is_embedded_compact_and_exact(site, data):
     # narrow layout beside its wide one, which is most of what the page gained over its first 400 KB; the measured
     # costs (two figures in both layouts, the build machine's table, shown again as E6's static version) added 40 KB,
     # TV against n, the editable pair and E4's verify steps (figures, tables, their data) 85 KB more, 21 KB gzipped.
-    # The largest single item is the widget data (≈ 98 KB, 48 KB gzipped): the next place to trim.
-    assert len(gzip.compress(page.encode())) < 130_000, "the lesson page, gzipped, grew past 130 KB"
-    assert len(page.encode()) < 600_000, "the lesson page grew past 600 KB"
+    # The largest single item is the widget data (≈ 98 KB, 48 KB gzipped): the next place to trim. Saying what each
+    # speed is (issue 24: the kinds on every speedup, the sentences that cite the build machine's measurement, where
+    # speculation pays) added about 15 KB, 2 KB gzipped.
+    assert len(gzip.compress(page.encode())) < 132_000, "the lesson page, gzipped, grew past 132 KB"
+    assert len(page.encode()) < 615_000, "the lesson page grew past 615 KB"
 
 
 def test_evolution_map_marks_this_lesson(site):

@@ -15,6 +15,7 @@ import pytest
 from generator.errors import SettingError
 from generator.pages.build import build
 from generator.pages.formats import fixed, pct, times
+from generator.cli import warn_stale_measured
 from generator.pages.measured import measured_context, stale_inputs
 from tests.sitelib import data_file, quiet, read
 
@@ -61,15 +62,15 @@ def expected_rows(measured, data, draft):
     for row in measured["speedup"]["drafts"][draft]:
         k, s = row["k"], row["speedup"]
         out.append([str(k), fixed(v[k], 2), times(e_n(alpha, k) / (k * c_params + 1)),
-                    times(e_n(alpha, k) / (k * c + v[k])), times(s["median"]), f"{fixed(s['min'], 2)}–{fixed(s['max'], 2)}"])
+                    times(e_n(alpha, k) / (k * c + v[k])), times(s["median"]), f"{fixed(s['min'], 2)}–{times(s['max'])}"])
     return out
 
 
 def table_rows(page):
     table = re.search(r'<table class="c13-measured-table">.*?</table>', section(page), re.S).group(0)
     groups = re.findall(r"<tbody>(.*?)</tbody>", table, re.S)
-    return [[[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", tr)] for tr in re.findall(r"<tr>(.*?)</tr>", g)]
-            for g in groups]
+    return [[[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)]
+             for tr in re.findall(r"<tr>(.*?)</tr>", g)] for g in groups]
 
 
 def test_the_table_and_figures_show_what_the_two_files_give(site, data, measured):
@@ -84,7 +85,7 @@ def test_the_table_and_figures_show_what_the_two_files_give(site, data, measured
         desc = html.unescape(re.search(rf'<desc id="mc-speedup-{layout}-d">(.*?)</desc>', part).group(1))
         for draft in measured["drafts"]:
             for row in expected_rows(measured, data, draft):
-                assert f"k = {row[0]}：课上公式 {row[2]}，实测代价 {row[3]}，实测 {row[4]}" in desc
+                assert f"k = {row[0]}：课上公式 {row[2]}，代入实测代价的公式 {row[3]}，实测墙钟 {row[4]}" in desc
         vdesc = html.unescape(re.search(rf'<desc id="mc-verify-{layout}-d">(.*?)</desc>', part).group(1))
         for row in measured["forward"]["v"]:
             assert f"k = {row['k']}：v = {fixed(row['median'], 2)}（四分位 {fixed(row['q1'], 2)}–{fixed(row['q3'], 2)}）" in vdesc
@@ -129,7 +130,15 @@ def test_stale_is_shown_and_corrupt_fails_leaving_the_site(tmp_path, measured):
     part = section(before)
     assert 'class="admonition warning c13-stale"' in part and "这些计时测的是别的模型" in part
     assert f"models/{draft}" in part
-    assert "mc-speedup" in part  # the old timings are still shown, marked
+    assert "不拿它们和新模型的接受率一起算加速" in part
+    # the old timings are shown on their own: no prediction, figure or table combines them with the new α
+    page = before
+    assert "mc-speedup" not in page and "mc-verify" not in page and "c13-measured-table" not in page
+    assert f"{measured['forward']['c'][draft]['median']:.2f}" in part  # the old c, as measured
+    warned = []
+    assert warn_stale_measured(tmp_path / "precomputed" / "c13.json", log=warned.append) == [f"models/{draft}"]
+    assert len(warned) == 1 and "measured.json" in warned[0] and "make measure" in warned[0]
+    assert f"models/{draft}" in warned[0]
 
     corrupt = json.loads(json.dumps(measured))
     corrupt["forward"]["c"][draft]["median"] = -1
@@ -162,3 +171,25 @@ def test_the_prose_says_what_sets_torchs_c_and_what_e6s_own_forward_costs_here(s
     assert f"JavaScript 版 {ms(js['ms_per_forward'][target]['median'])}" in text
     assert f"c = {fixed(wasm['c'][small]['median'], 3)}（小草稿）" in text
     assert f"Node {measured['browser_forwards']['node']}" in text
+
+
+def test_make_check_and_make_site_warn_naming_measured_json_when_it_timed_other_models(tmp_path, measured):
+    """The commands an author runs after retraining say that measured.json is stale, naming it and `make measure`."""
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    folder = tmp_path / "precomputed"
+    shutil.copytree(data_file().parent, folder, ignore=shutil.ignore_patterns("measured.json"))
+    stale = json.loads(json.dumps(measured))
+    stale["tokenizer_sha256"] = "0" * 64
+    (folder / "measured.json").write_text(json.dumps(stale), encoding="utf-8")
+    check = subprocess.run([sys.executable, "-m", "generator", "check", "--precomputed", str(folder)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr[-2000:]
+    warning = [line for line in check.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warning) == 1 and "measured.json" in warning[0] and "`make measure`" in warning[0], check.stderr
+    assert "models/tokenizer.json" in warning[0]
+    (folder / "measured.json").write_text(json.dumps(measured), encoding="utf-8")
+    check = subprocess.run([sys.executable, "-m", "generator", "check", "--precomputed", str(folder)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0 and "warning" not in check.stderr, check.stderr[-2000:]

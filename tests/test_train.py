@@ -69,12 +69,11 @@ def test_a_corpus_too_small_for_the_recipe_is_refused_in_one_line(tmp_path):
 
 
 def test_too_few_tokens_for_the_context_name_the_corpus_and_the_size_needed(tmp_path):
-    import torch
     from generator.errors import InputError
     from generator.models.train import split
     corpus = tmp_path / "small.txt"
     with pytest.raises(InputError) as e:
-        split(torch.arange(1922), Recipe(), corpus)
+        split([(f"段落{i}", list(range(i * 31, i * 31 + 31))) for i in range(62)], Recipe(), corpus)
     message = str(e.value)
     assert message.startswith(f"{corpus}: ") and "1,922 tokens" in message and "longer text" in message
     needed = int(message.split("at least about ")[1].split(" ")[0].replace(",", ""))

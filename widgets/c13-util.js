@@ -65,8 +65,12 @@ export function uid(prefix) {
   return `${prefix}-${uidCounter}`;
 }
 
+/** The event E6 dispatches on document after each report of the reader's measurements (a run, 再测一次), for E5:
+ * detail {draft, k, c, v (v(k) at that k), kernel, speedupModel: {median, min, max}} (widgets/e6/index.js). */
+export const E6_MEASURED = "c13:e6-measured";
+
 // the number formats: one module, shared with the figures (widgets/figures/formats.mjs)
-export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, times, trim } from "./figures/formats.mjs";
+export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, speed, times, trim } from "./figures/formats.mjs";
 
 // ---------------------------------------------------------------------------------------------------
 // compact probabilities: value = m × 10^-e written as the digits of m and one letter for e (a = 0 … Z = 51),

@@ -38,7 +38,7 @@ function readData() {
       // E6's files (float16 weights, tokenizer.json) and their sizes, for the progress in bytes
       // and the sha256 the build recorded of each (c13.json → browser.files), checked before anything is parsed
       e6: data.e6 ? { modelsURL: new URL(data.e6.models, SITE_ROOT).href, files: data.e6.files,
-        sha256: data.e6.sha256 || null } : null,
+        sha256: data.e6.sha256 || null, target: data.e6.target } : null,
     };
     python.configure(data.urls);
     cached = { node, data };

@@ -3,9 +3,35 @@
 // plot of speedup against k drawn by widgets/figures/speedup.mjs (the module that drew the build-time plot).
 // Buttons load a draft's α (one per draft, pooled over every k, as the tables and the prose use it) and c, and
 // draw that draft's measured points; a third loads DeepSeek-V3's reported acceptance (the section's data-mtp-*,
-// from precomputed/papers.json through the page). It starts on the small draft at the current k slider.
-import { el, fill, fromMarkup, mount, num, pct, times, trim, uid } from "./c13-util.js";
-import { bestK, expectedYield, rowPoint, sliderPlot, speedup } from "./figures/speedup.mjs";
+// from precomputed/papers.json through the page). It starts on the small draft at the current k slider. Every
+// speedup it prints says what it is (data-kind, title): the lesson's formula (v = 1) by default. Beside the sliders a
+// choice of costs (COSTS) puts the build machine's measured c and v(k) into the formula instead, E[N] / (k·c + v(k))
+// (data.e5_costs, from measured.json: torch, with its measured wall-clock speedups drawn on the curve for a loaded
+// draft; E6's WebAssembly forward in Node) or, once E6 ran in this page (its event, c13-util.js E6_MEASURED), the
+// reader's own c and v(k) at the k E6 ran, with E6's model-time speedup as the point: the c slider then stands still
+// at the measured c of the loaded draft (the last one loaded when α was moved by hand). The static version (the
+// build-time plot) stays the lesson's formula.
+import { E6_MEASURED, el, fill, fixed, fromMarkup, mount, num, pct, speed, times, trim, uid } from "./c13-util.js";
+import { bestK, expectedYield, measuredSpeedup, rowPoint, sliderPlot, sliderValues, speedup, wallClockPoint }
+  from "./figures/speedup.mjs";
+
+// the choices of costs: the lesson's (v = 1, c from the slider) and the build machine's measured ones
+// (data.e5_costs[key]); `name` goes into the sentences ("公式代入{name}实测的 c 和 v(k)")
+const COSTS = [
+  { key: "lesson", label: "课上：v = 1，c 用滑块" },
+  { key: "torch", label: "构建机实测：PyTorch", name: "构建机 PyTorch " },
+  { key: "wasm", label: "构建机实测：WebAssembly（Node）", name: "构建机 WebAssembly 前向" },
+  { key: "reader", label: "你的机器：E6 的实测", name: "你的机器（E6）" },
+];
+const READER_KERNELS = { "wasm-simd128": "WebAssembly SIMD", js: "JavaScript" };
+
+/** Why a choice of costs cannot be made here (Chinese), or null: no measured.json, stale, no WebAssembly timings. */
+export function costsProblem(costs, key, reader) {
+  if (key === "lesson") return null;
+  if (key === "reader") return reader?.kernel ? null : "“你的机器”要等你在 E6 里跑完：先在 E6 里跑一次。";
+  if (!costs || costs.reason) return costs?.reason ?? "这次构建没有构建机的实测。";
+  return costs[key] ? null : costs[`${key}Reason`] ?? "没有这组实测。";
+}
 
 export function render(section, data) {
   const acc = data.accounting.drafts;
@@ -14,7 +40,10 @@ export function render(section, data) {
   const runs = data.accounting.prompts.length * data.accounting.seeds.length;
   const mtp = { low: Number(section.dataset.mtpAlpha), high: Number(section.dataset.mtpAlphaHigh) };
   const first = acc[drafts[0]];
-  const state = { alpha: first.alpha, c: first.c, k: first.best_k, draft: drafts[0] };
+  const state = { alpha: first.alpha, c: first.c, k: first.best_k, draft: drafts[0], costs: "lesson",
+    costDraft: drafts[0] };
+  const costs = data.e5_costs;
+  const reader = readerCosts(() => draw());
   const gid = uid("e5");
   const live = mount(section, "c13-e5");
 
@@ -34,49 +63,185 @@ export function render(section, data) {
     slider("alpha", "接受率 α", { min: 0, max: 0.99, step: 0.01 }),
     slider("c", "草稿代价 c", { min: 0, max: 1, step: 0.01 }),
     slider("k", "每轮草稿数 k", { min: Math.min(...ks), max: Math.max(...ks), step: 1 }));
+  const choice = costChoice(gid, state, () => draw());
+  controls.append(choice.box);
   const button = (text, onclick) => el("button", { type: "button", class: "md-button c13-small", text, onclick });
   const presets = el("div", { class: "c13-buttons c13-e5-presets" }, el("span", { class: "c13-hint", text: "用真实数字：" }),
-    drafts.map((d) => button(`${data.roles[d]} ${d} 的实测`, () => set({ alpha: acc[d].alpha, c: acc[d].c, draft: d }))),
+    drafts.map((d) => button(presetLabel(data.roles[d], d),
+      () => set({ alpha: acc[d].alpha, c: acc[d].c, draft: d, costDraft: d }))),
+    // DeepSeek-V3's acceptance goes with its own c = 0: the lesson's costs
     Number.isFinite(mtp.low) && button(`DeepSeek-V3（α = ${trim(mtp.low, 2)}，c = 0，k = 1）`,
-      () => set({ alpha: mtp.low, c: 0, k: 1, draft: "mtp" })));
+      () => set({ alpha: mtp.low, c: 0, k: 1, draft: "mtp", costs: "lesson" })));
   const yieldOut = el("output", { class: "c13-big", id: `${gid}-yield`, for: `${gid}-alpha ${gid}-k` });
   const speedOut = el("output", { class: "c13-big", id: `${gid}-speedup`, for: `${gid}-alpha ${gid}-c ${gid}-k` });
+  const speedLabel = el("span");
+  const speedLine = el("p", null, speedLabel, speedOut);
   const readout = el("div", { class: "c13-readout", "aria-live": "polite" },
     el("p", null, "每轮期望产出 E[N] = (1 − α", el("sup", { text: "k+1" }), ") / (1 − α) = ", yieldOut, " 个 token"),
-    el("p", null, "理论加速 = E[N] / (c·k + 1) = ", speedOut));
-  const note = el("p", { class: "c13-hint c13-e5-note" });
+    speedLine);
+  const noteBox = el("p", { class: "c13-hint c13-e5-note" });
   const figure = el("figure", { class: "c13-fig" });
-  live.append(controls, presets, readout, note, figure,
+  live.append(controls, presets, readout, noteBox, figure,
     el("p", { class: "c13-hint", text: "c 在我们的模型上的定义：草稿一次前向读的权重 ÷ 目标一次前向读的权重（按参数量）。" +
-      drafts.map((d) => `${data.roles[d]} c = ${acc[d].c.toFixed(3)}`).join("，") + `。下面两张表是 ${runs} 次真实运行的实测。` }));
+      drafts.map((d) => `${data.roles[d]} c = ${acc[d].c.toFixed(3)}`).join("，") + `。下面两张表里的 N 是 ${runs} 次真实运行的实测；` +
+      "两列加速都是这个公式（v = 1）：一列代入公式的 N，一列代入实测的 N。构建机上量出的真实代价和墙钟加速在下一节。" }));
 
   function set(values) {
     Object.assign(state, values);
     for (const [key, s] of Object.entries(sliders)) s.input.value = String(state[key]);
+    choice.check(state.costs);
     draw();
   }
 
   function draw() {
-    const { alpha, c, k, draft } = state;
+    const { alpha, k } = state;
+    choice.refresh(costs, reader);
+    const cost = measuredCosts(state, costs, ks, data.roles, reader);
+    const c = cost ? cost.c : state.c;
+    sliders.c.input.disabled = Boolean(cost);  // changed only by the choice of costs, never while focused
     sliders.alpha.out.textContent = trim(alpha, 3);
     sliders.c.out.textContent = trim(c, 3);
     sliders.k.out.textContent = String(k);
     const y = expectedYield(alpha, k);
-    const s = speedup(alpha, c, k);
     yieldOut.textContent = trim(y, 3);
-    speedOut.textContent = times(s);
     yieldOut.dataset.value = String(y);
-    speedOut.dataset.value = String(s);
-    note.textContent = noteText(state, data, mtp);
-    const measured = draft && acc[draft];
-    const points = measured ? measured.rows.map((r) => rowPoint(r, measured.c, measured.alpha)) : null;
-    const best = bestK(alpha, c, ks);
-    const plot = fromMarkup(sliderPlot({ alpha, c, k, ks, id: uid("e5-live"), points, pointsName: data.roles[draft] }));
-    fill(figure, plot, el("figcaption", { text: caption(state, best, measured && data.roles[draft]) }));
-    figure.dataset.bestK = String(best);
+    showSpeed({ speedLine, speedLabel, speedOut }, state, c, cost);
+    fill(noteBox, ...(cost ? costNote(state, cost, acc, data.roles) : [formulaNote(noteText(state, data, mtp))]));
+    noteBox.hidden = !noteBox.textContent;
+    drawPlot(figure, state, c, cost, data);
   }
   draw();
   section.classList.add("c13-is-live");
+}
+
+/** The speed readout: the lesson's formula, or the formula with the chosen measured costs (none at a k they lack). */
+function showSpeed({ speedLine, speedLabel, speedOut }, { alpha, k }, c, cost) {
+  const vk = cost ? cost.v[cost.ks.indexOf(k)] : 1;
+  const s = vk === undefined ? null : cost ? measuredSpeedup(alpha, c, k, vk) : speedup(alpha, c, k);
+  speedOut.textContent = s === null ? `—（还没有 k = ${k} 的 v(k)：在 E6 里用 k = ${k} 跑一次）` : times(s);
+  if (s === null) delete speedOut.dataset.value;
+  else speedOut.dataset.value = String(s);
+  // the readout's kind, once for every value it shows
+  const kind = fromMarkup(cost ? speed("", "formula-measured", cost.where) : speed("", "formula"));
+  kind.append(speedOut);
+  speedLabel.textContent = cost ? `公式代入${cost.name}实测的 c 和 v(k)：E[N] / (k·c + v(k)) = ` :
+    "课上公式的加速 = E[N] / (c·k + 1) = ";
+  fill(speedLine, speedLabel, kind);
+}
+
+/** The reader's own costs, from each E6 report on this page (c13-util.js E6_MEASURED): c per draft, v(k) per k,
+ *  E6's model-time speedups per draft and k; onChange after each. */
+function readerCosts(onChange) {
+  const reader = { kernel: null, lastDraft: null, c: {}, v: {}, points: {} };
+  document.addEventListener(E6_MEASURED, ({ detail: d }) => {
+    Object.assign(reader, { kernel: d.kernel, lastDraft: d.draft });
+    reader.c[d.draft] = d.c;
+    reader.v[d.k] = d.v;
+    reader.points[d.draft] = { ...reader.points[d.draft], [d.k]: { k: d.k, ...d.speedupModel } };
+    onChange();
+  });
+  return reader;
+}
+
+/** The radio group of COSTS: {box, check(key), refresh(costs, reader)}; a choice that cannot be made is disabled,
+ *  with why under the choices (only "your machine" ever changes: enabled once E6 reported). */
+function costChoice(gid, state, onChange) {
+  const choices = COSTS.map((ch) => ({ ...ch, input: el("input", { type: "radio", name: `${gid}-costs`,
+    value: ch.key, checked: ch.key === state.costs, onchange: () => { state.costs = ch.key; onChange(); } }) }));
+  const why = el("p", { class: "c13-hint c13-e5-costs-why" });
+  const box = el("fieldset", { class: "c13-radios c13-e5-costs" }, el("legend", { text: "代价 c 和 v(k) 用谁的" }),
+    choices.map((ch) => el("label", null, ch.input, ` ${ch.label}`)), why);
+  return {
+    box,
+    check: (key) => { for (const ch of choices) ch.input.checked = ch.key === key; },
+    refresh: (costs, reader) => {
+      const problems = new Set();
+      for (const ch of choices) {
+        const problem = costsProblem(costs, ch.key, reader);
+        ch.input.disabled = Boolean(problem);
+        if (problem) problems.add(problem);
+      }
+      why.textContent = [...problems].join("");
+      why.hidden = !problems.size;
+    },
+  };
+}
+
+/** The live plot and its caption: the lesson's formula with the loaded draft's rows, or the formula with the chosen
+ *  measured costs (cost, measuredCosts) over the ks they have, with their measured wall-clock points. */
+function drawPlot(figure, state, c, cost, data) {
+  const { alpha, k, draft } = state;
+  const acc = data.accounting.drafts;
+  const ks = cost ? cost.ks : data.constants.ks;
+  const lessonPoints = !cost && draft && acc[draft];
+  const { values, best: costBest } = sliderValues({ alpha, c, ks, v: cost?.v });
+  const points = cost ? cost.points?.map((p) => wallClockPoint(p, values[ks.indexOf(p.k)])) ?? null :
+    lessonPoints ? lessonPoints.rows.map((r) => rowPoint(r, lessonPoints.c, lessonPoints.alpha)) : null;
+  const best = cost ? costBest : bestK(alpha, c, ks);
+  const pointsName = cost ? `${cost.key === "reader" ? "你的机器" : "构建机"}实测的墙钟加速（${data.roles[cost.draft]}，` +
+    `${cost.key === "reader" ? "只算模型时间，E6 那次运行的 α" : "中位数"}，竖线最小–最大）` : data.roles[draft];
+  const plot = fromMarkup(sliderPlot({ alpha, c, k, ks, id: uid("e5-live"), points, pointsName, v: cost?.v,
+    costs: cost?.name }));
+  fill(figure, plot, el("figcaption", { text: cost ? costCaption(state, c, best, cost, data.roles) :
+    caption(state, best, lessonPoints && data.roles[draft]) }));
+  figure.dataset.bestK = String(best);
+  figure.dataset.costs = state.costs;
+}
+
+/** The measured costs the choice puts into the formula, or null for the lesson's: the loaded draft's c (the last
+ *  one loaded when α was moved by hand), v(k) over ks, where they come from; with torch, the draft's measured
+ *  wall-clock speedups when a draft is loaded (α is then its α). */
+export function measuredCosts(state, costs, ks, roles, reader) {
+  if (state.costs === "lesson" || costsProblem(costs, state.costs, reader)) return null;
+  const name = COSTS.find((ch) => ch.key === state.costs).name;
+  if (state.costs === "reader") {
+    // the reader's c of the loaded draft when E6 ran it, else of the draft E6 ran last; v(k) at the ks E6 ran
+    const draft = reader.c[state.costDraft] !== undefined ? state.costDraft : reader.lastDraft;
+    const measuredKs = ks.filter((k) => reader.v[k] !== undefined);
+    const where = `你的机器，E6 的 ${READER_KERNELS[reader.kernel] ?? reader.kernel} 前向`;
+    const points = state.draft === draft && reader.points[draft] ? Object.values(reader.points[draft]) : null;
+    return { key: "reader", name, draft, role: roles[draft], c: reader.c[draft], ks: measuredKs,
+      v: measuredKs.map((k) => reader.v[k]), where, wallClock: `${where}，只算模型时间`, points };
+  }
+  const chosen = costs[state.costs];
+  const v = ks.map((k) => chosen.v[costs.ks.indexOf(k)]);
+  const points = state.draft === state.costDraft ? chosen.points?.[state.costDraft] ?? null : null;
+  return { key: state.costs, name, draft: state.costDraft, role: roles[state.costDraft], c: chosen.c[state.costDraft],
+    ks, v, where: chosen.where, wallClock: chosen.wallClock, points };
+}
+
+function formulaNote(text) {
+  const node = fromMarkup(speed("", "formula"));  // the sentence names its α and c
+  node.textContent = text;
+  return node;
+}
+
+/** The line under the readout with measured costs: whose c and v(k); the measured wall clock at this k. */
+function costNote({ k, draft }, cost, acc, roles) {
+  const parts = [`c = ${fixed(cost.c, 3)} 是${cost.role} ${cost.draft} 的实测中位数（参数比 ${fixed(acc[cost.draft].c, 3)}），` +
+    `v(k) 是目标验 k + 1 个位置 ÷ 一次前向的实测中位数（${cost.where}）。` +
+    (cost.key === "reader" ? `E6 量过的 k：${cost.ks.join("、")}；曲线只画这些 k，别的 k 在 E6 里换 k 再跑一次。` : "")];
+  const point = cost.points?.find((p) => p.k === k);
+  if (point) {
+    parts.push(`k = ${k} 时${cost.key === "reader" ? "你的机器（只算模型时间）" : "构建机"}实测的墙钟加速：`,
+      speed(times(point.median), "wall-clock", cost.wallClock),
+      `（最小–最大 ${fixed(point.min, 2)}–${fixed(point.max, 2)}）。`);
+  } else if (cost.key === "torch" && draft !== cost.draft) {
+    parts.push(`α 不是${roles[cost.draft]}的实测 α：只画公式，不画构建机实测的点。`);
+  }
+  return parts.map((p) => (p.startsWith?.("<span") ? fromMarkup(p) : p));
+}
+
+function costCaption({ alpha, k }, c, best, cost, roles) {
+  return `α = ${trim(alpha, 3)}、c = ${trim(c, 3)}（${roles[cost.draft]}实测）时，公式代入${cost.name}实测的 c 和 v(k) ` +
+    `的加速 E[N] / (k·c + v(k)) 随 k 的变化；大圆圈是当前的 k = ${k}，这样算最快的是 k = ${best}。虚线 1× 是不投机。` +
+    (cost.points ? `方块是${cost.key === "reader" ? "你的机器上 E6 实测的墙钟加速（只算模型时间，那次运行自己的 α）" :
+      "构建机实测的墙钟加速（中位数）"}，竖线是最小–最大。` : "");
+}
+
+/** A preset's button: the draft's measured α, with the lesson's c (the parameter ratio), not a measured speed. */
+export function presetLabel(role, draft) {
+  return `${role} ${draft}：实测 α，c = 参数比`;
 }
 
 /** The line under the readout: what the loaded preset is, from the data (the draft's row at the current k). */
@@ -98,7 +263,7 @@ function noteText(state, data, mtp) {
 }
 
 function caption({ alpha, c, k }, best, measuredName) {
-  return `α = ${trim(alpha, 3)}、c = ${trim(c, 3)} 时理论加速随 k 的变化；大圆圈是当前的 k = ${k}，` +
+  return `α = ${trim(alpha, 3)}、c = ${trim(c, 3)} 时课上公式（v = 1）的加速随 k 的变化；大圆圈是当前的 k = ${k}，` +
     `这组参数下最快的是 k = ${best}。虚线 1× 是不投机。` +
-    (measuredName ? `方块是${measuredName}各 k 的实测折算，竖线是只用那个 k 的运行算出的 α 的 95% 区间代入公式的范围。` : "");
+    (measuredName ? `方块是把${measuredName}各 k 实测的 N 代入同一公式，竖线是只用那个 k 的运行算出的 α 的 95% 区间代入公式的范围。` : "");
 }

@@ -293,7 +293,7 @@ class PythonHost {
         this.pending.set(job.id, { onEvent: onEventFed, resolve: (r) => { keep(r?.kept); resolve(r); },
           reject: (err) => { keep(err.kept); reject(err); } });
         this.feedE6Watchdog(job, reject);
-        this.worker.postMessage({ type, id: job.id, args, modelsURL: e6.modelsURL, files: e6.files,
+        this.worker.postMessage({ type, id: job.id, args, target: e6.target, modelsURL: e6.modelsURL, files: e6.files,
           sha256: e6.sha256, stallMs: stallLimit() });
       })]);
     } finally {

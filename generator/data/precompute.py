@@ -1,6 +1,6 @@
 """gen_c13_precomputed: every figure of the lesson, computed from the real models, into c13.json.
 
-Inputs: models/ (tokenizer + three checkpoints + card), precomputed/anchor-model.json,
+Inputs: models/ (tokenizer + three checkpoints + card), precomputed/lesson.toml (the settings), anchor-model.json,
 precomputed/papers.json and widgets/sampler.py. Output: precomputed/c13.json — deterministic (the same
 inputs give the same bytes; no dates, no timings), written atomically, with the sha256 of every input.
 Models run in float64, on pinned CPU kernels (kernels.py), so that the bytes do not depend on the machine.
@@ -23,8 +23,8 @@ from .provenance import BROWSER_DIR, GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_V
 from .jobs import SharedJobs
 from .roofline import roofline
 from .runs import accounting, accounting_counts, alpha_spread, greedy_identity, replay
-from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, OFFLINE, PREFIXES, PROMPTS, REPLAY,  # noqa: F401
-                       SPREAD, rounded, stored_dist)
+from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, LESSON_FILE, LESSON_K, LESSON_NAME,  # noqa: F401
+                       OFFLINE, PREFIXES, PROMPTS, REPLAY, SPREAD, WIDGETS, rounded, stored_dist)
 from .browser_files import browser_file_bytes, describe, float16_error
 from .shared_sampler import sampler
 from .speculative import check_fits, distributions
@@ -61,18 +61,23 @@ def model_facts(models, card, hashes):
 def prefix_distributions(models, prompts):
     out = {}
     for text in PREFIXES:
-        p = stored_dist(distributions(models[TARGET], prompts[text])[-1])
+        p_full = distributions(models[TARGET], prompts[text])[-1]
+        p = stored_dist(p_full)
         entry = {"p": p, "q": {}, "alpha": {}, "sum_pq": {}, "tv_resample_p_closed_form": {}, "resample_p_deficit": {},
                  "columns": {}}
         for draft in DRAFTS:
-            q = stored_dist(distributions(models[draft], prompts[text])[-1])
+            q_full = distributions(models[draft], prompts[text])[-1]
+            q = stored_dist(q_full)
             pair = sampler.Pair(p, q)
             entry["q"][draft] = q
             entry["alpha"][draft] = pair.alpha
             entry["sum_pq"][draft] = pair.sum_pq
             entry["tv_resample_p_closed_form"][draft] = sampler.resample_p_tv(pair.p, pair.q)
             entry["resample_p_deficit"][draft] = resample_p_deficit(pair)
-            entry["columns"][draft] = stacked_columns(p, q, DISPLAY["top_n"])
+            # the picture's parts from the models' own float64 values, stored unrounded: a part shown on the page is
+            # rounded once, there, and never lands on a boundary that two stored roundings made (p − q of 4-digit
+            # values); its columns' p and q are those values too, so that each part is its p and q's split
+            entry["columns"][draft] = stacked_columns(p_full.tolist(), q_full.tolist(), DISPLAY["top_n"])
         out[text] = entry
     return out
 
@@ -189,6 +194,9 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
     try:
         # Read and check every input before computing anything: bad input leaves the old files untouched.
         hashes = input_hashes(models_dir, precomputed_dir)
+        if LESSON_FILE.resolve() != (precomputed_dir / LESSON_NAME).resolve():
+            raise SettingError(f"the settings were read from {LESSON_FILE}, not from {precomputed_dir / LESSON_NAME}: "
+                               "run the data stage through `python -m generator data --precomputed …`")
         anchor_path = precomputed_dir / "anchor-model.json"
         anchor = anchor_figures(contract.load_anchor(anchor_path), anchor_path)
         papers = contract.load_papers(precomputed_dir / "papers.json")
@@ -229,8 +237,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
                       "labels": token_labels(tok),
                       "partial_tokens": sum(1 for b in raw if not _whole_utf8(b))},
         "prompts": [{"text": t, "tokens": ids} for t, ids in prompts.items()],
-        "constants": dict(DISPLAY, target=TARGET, drafts=list(DRAFTS), ks=list(ACCOUNTING["ks"]),
-                          greedy_ks=list(GREEDY["ks"]), schemes=list(sampler.RUNNABLE)),
+        "constants": dict(DISPLAY, **WIDGETS, target=TARGET, drafts=list(DRAFTS), ks=list(ACCOUNTING["ks"]),
+                          greedy_ks=list(GREEDY["ks"]), lesson_k=LESSON_K, schemes=list(sampler.RUNNABLE)),
         "greedy": greedy,
         "distributions": dists,
         "offline": dict(OFFLINE, results=offline),
@@ -253,7 +261,7 @@ def anchor_figures(anchor, path):
     """The roofline of the checked anchor file, worked out before any model runs: figures that are each valid
     but together give a zero or infinite time are refused here, naming the file, not after the work."""
     try:
-        figures = roofline(anchor)
+        figures = roofline(anchor, LESSON_K + 1)
     except (ArithmeticError, ValueError) as e:
         raise InputError(path, None, f"its figures give no finite roofline ({type(e).__name__}: {e}); check the "
                                      "hardware's peak and bandwidth and the model's sizes") from None

@@ -41,6 +41,7 @@ def input_files(models_dir, precomputed_dir):
             files[f"models/{name}/{f}"] = models_dir / name / f
     files["precomputed/anchor-model.json"] = precomputed_dir / "anchor-model.json"
     files["precomputed/papers.json"] = precomputed_dir / "papers.json"
+    files["precomputed/lesson.toml"] = precomputed_dir / "lesson.toml"
     files["widgets/sampler.py"] = ROOT / "widgets" / "sampler.py"
     return files
 
@@ -59,15 +60,19 @@ def code_hash(root=ROOT):
     return h.hexdigest()
 
 
-def input_hashes(models_dir, precomputed_dir):
+def input_hashes(models_dir, precomputed_dir, root=ROOT):
+    """Every input's sha256 by name; the generator's code as a whole ("generator": version + hash of all its files,
+    shown on the provenance page) and file by file, so that a freshness check names the file that changed."""
     hashes = {name: ABSENT if name in OPTIONAL and not path.exists() else sha256(path)
               for name, path in input_files(models_dir, precomputed_dir).items()}
-    hashes["generator"] = f"{GENERATOR_VERSION}+{code_hash()}"
+    hashes["generator"] = f"{GENERATOR_VERSION}+{code_hash(root)}"
+    hashes.update((path.relative_to(root).as_posix(), sha256(path)) for path in code_files(root))
     return hashes
 
 
-def stale_inputs(json_path, models_dir, precomputed_dir):
-    """What no longer matches: a changed input by name, a different schema, or a hand edit (empty when fresh)."""
+def stale_inputs(json_path, models_dir, precomputed_dir, root=ROOT):
+    """What no longer matches: a changed input by name (a code file by its path), a different schema, or a hand edit
+    (empty when fresh). root: where the generator's code is (tests point it at a copy)."""
     data = read_json(json_path, "the precomputed data", REGENERATE)
     if data.get("schema_version") != SCHEMA_VERSION:
         return [f"schema_version (file has {data.get('schema_version')!r}, this generator writes {SCHEMA_VERSION})"]
@@ -83,9 +88,11 @@ def stale_inputs(json_path, models_dir, precomputed_dir):
             raise  # sealed, yet not what the generator writes: refused, named
         return changed  # edited by hand beyond comparing: the edit is what there is to report
     recorded = data["provenance"]["inputs"]
-    now = input_hashes(models_dir, precomputed_dir)
+    now = input_hashes(models_dir, precomputed_dir, root)
     changed += [name for name in now if recorded.get(name) != now[name]]
     changed += [f"{name} (no longer an input)" for name in recorded if name not in now]
+    if any(name.startswith("generator/") for name in recorded):  # the files name the change: not "generator" too
+        changed = [name for name in changed if name != "generator"]
     return changed + changed_browser_files(data, Path(json_path).parent)
 
 

@@ -6,11 +6,13 @@ and checked by generator/contract.py (load_anchor).
 """
 
 
-def roofline(anchor):
+def roofline(anchor, positions):
+    """The anchor's lower bounds, and those of one forward over `positions` positions (the lesson's k + 1: the
+    drafts of one round and the bonus position, verified together)."""
     m, hw, a = anchor["model"], anchor["hardware"], anchor["assumptions"]
     bytes_per_token = m["params_read_per_token"] * m["bytes_per_param"]
     flops_per_position = a["flops_per_param_per_position"] * m["params_read_per_token"]
-    k1 = a["positions_verified"]
+    k1 = positions
     compute_ms = flops_per_position / hw["peak_bf16_dense_flops"] * 1e3
     read_ms = bytes_per_token / hw["hbm_bandwidth_bytes_per_s"] * 1e3
     return {

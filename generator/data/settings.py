@@ -1,20 +1,112 @@
-"""The settings of gen_c13_precomputed: prompts, run sizes, seeds, stored digits. Changing one changes c13.json.
+"""The settings of gen_c13_precomputed. What an author changes lives in precomputed/lesson.toml (prompts, seeds, run
+sizes, the k range and the lesson's k, TV's n, what the widgets offer), read here with the standard library and
+checked key by key; what only the generator's author changes (stored digits) stays below. Changing either changes
+c13.json: the file is a recorded input, this module is generator code.
 
+The data stage reads the lesson file beside the c13.json it writes (`--precomputed`): generator/cli.py names it in
+C13_LESSON before this module is imported, in this process and the worker it starts, so both read the same file.
 generator.data.precompute re-exports every name, so `precompute.ACCOUNTING` and this module's are one dict.
 """
+import os
+import tomllib
+from pathlib import Path
+
+from ..errors import InputError
 from ..models.family import DRAFTS
 
-PROMPTS = ("孔明曰：「", "卻說曹操", "玄德曰：「", "次日，")   # short openings found in the corpus
+LESSON_NAME = "lesson.toml"
+LESSON_ENV = "C13_LESSON"
+DEFAULT_LESSON = Path(__file__).resolve().parents[2] / "precomputed" / LESSON_NAME
+DIGITS = 4  # significant digits of stored probabilities
+
+# every key of lesson.toml: (kind, smallest, largest); lists are of whole numbers, ascending, or of texts
+SCHEMA = {
+    "prompts": ("texts", 2, 16),
+    "k.max": ("int", 1, 16), "k.lesson": ("int", 1, 16), "k.greedy": ("ints", 1, 16),
+    "greedy.new_tokens": ("int", 1, 120),
+    "replay.new_tokens": ("int", 1, 120), "replay.seed": ("int", 0, 2**31), "replay.max_tries": ("int", 1, 10_000),
+    "accounting.seeds": ("ints", 0, 2**31), "accounting.new_tokens": ("int", 1, 120),
+    "spread.new_tokens": ("int", 1, 120), "spread.seed": ("int", 0, 2**31),
+    "offline.n": ("int", 1_000, 10_000_000), "offline.seed": ("int", 0, 2**31),
+    "tv.ns": ("ints", 1, 10_000_000), "tv.seeds": ("int", 1, 20), "tv.seed": ("int", 0, 2**31),
+    "display.top_n": ("int", 2, 40), "display.small_vocab": ("int", 2, 16),
+    "e2.live_sizes": ("ints", 100, 1_000_000),
+    "e6.new_tokens": ("ints", 1, 120),
+}
+
+
+def _flat(table, path, prefix=""):
+    """{"k.max": 8, …} from the parsed file; a key of no known place is refused by name."""
+    out = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if name in SCHEMA:
+            out[name] = value
+        elif isinstance(value, dict) and any(s.startswith(name + ".") for s in SCHEMA):
+            out.update(_flat(value, path, name + "."))
+        else:
+            raise InputError(path, name, f"is not a setting of the lesson; the settings are: {', '.join(SCHEMA)}")
+    return out
+
+
+def _check(name, value, path):
+    kind, low, high = SCHEMA[name]
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    if kind == "int":
+        if not (whole(value) and low <= value <= high):
+            raise InputError(path, name, f"must be a whole number from {low:,} to {high:,}, got {value!r}")
+    elif kind == "ints":
+        if not (isinstance(value, list) and value and all(whole(v) and low <= v <= high for v in value)):
+            raise InputError(path, name, f"must be a list of whole numbers from {low:,} to {high:,}, got {value!r}")
+        if value != sorted(set(value)):
+            raise InputError(path, name, f"must list each number once, ascending, got {value!r}")
+    elif not (isinstance(value, list) and low <= len(value) <= high
+              and all(isinstance(v, str) and v.strip() for v in value) and len(set(value)) == len(value)):
+        raise InputError(path, name, f"must be a list of {low} to {high} different, non-empty texts, got {value!r}")
+
+
+def read_lesson(path):
+    """The settings of lesson.toml at path, flat ({"k.max": 8, …}), every key present and checked, and checked
+    against each other (the lesson's k within the k range, the shown prompts among the prompts)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            table = tomllib.load(f)
+    except OSError as e:
+        raise InputError(path, None, f"cannot read the lesson's settings ({e.strerror})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(path, None, f"is not valid TOML ({e})") from None
+    flat = _flat(table, path)
+    missing = [name for name in SCHEMA if name not in flat]
+    if missing:
+        raise InputError(path, missing[0], "is missing: every setting of the lesson must be given "
+                                           f"(missing: {', '.join(missing)})")
+    for name, value in flat.items():
+        _check(name, value, path)
+    for name in ("k.lesson", "k.greedy"):
+        values = flat[name] if isinstance(flat[name], list) else [flat[name]]
+        if max(values) > flat["k.max"]:
+            raise InputError(path, name, f"is {flat[name]!r}, beyond k.max = {flat['k.max']}")
+    return flat
+
+
+LESSON_FILE = Path(os.environ.get(LESSON_ENV) or DEFAULT_LESSON)
+_lesson = read_lesson(LESSON_FILE)
+
+PROMPTS = tuple(_lesson["prompts"])                             # short openings found in the corpus
 PREFIXES = PROMPTS[:2]                                          # where E2 shows the full p and q
-GREEDY = {"n_new": 48, "ks": (2, 4)}
-OFFLINE = {"n": 200_000, "seed": 20221130}                      # seeds are seed + index, recorded
-REPLAY = {"draft": DRAFTS[0], "k": 4, "n_new": 32, "seed": 7, "max_tries": 100}
-ACCOUNTING = {"seeds": (1, 2, 3), "n_new": 96, "ks": tuple(range(1, 9))}
-SPREAD = {"n_new": 32, "seed": 11}                              # α along the target's own samples
-DIGITS = 4                                                      # significant digits of stored probabilities
-# How the page shows the data; the browser needs them too, so they live here, in the data, once.
-DISPLAY = {"top_n": 12,       # tokens shown one by one in E2's pictures; the rest fold into one column
-           "small_vocab": 8}  # E3's small scale, small enough to count the cells
+LESSON_K = _lesson["k.lesson"]                                  # E4's replay; E1 and E3 verify LESSON_K + 1 positions
+GREEDY = {"n_new": _lesson["greedy.new_tokens"], "ks": tuple(_lesson["k.greedy"])}
+OFFLINE = {"n": _lesson["offline.n"], "seed": _lesson["offline.seed"]}   # seeds are seed + index, recorded
+REPLAY = {"draft": DRAFTS[0], "k": LESSON_K, "n_new": _lesson["replay.new_tokens"], "seed": _lesson["replay.seed"],
+          "max_tries": _lesson["replay.max_tries"]}
+ACCOUNTING = {"seeds": tuple(_lesson["accounting.seeds"]), "n_new": _lesson["accounting.new_tokens"],
+              "ks": tuple(range(1, _lesson["k.max"] + 1))}
+SPREAD = {"n_new": _lesson["spread.new_tokens"], "seed": _lesson["spread.seed"]}
+TV = {"ns": tuple(_lesson["tv.ns"]), "seeds": _lesson["tv.seeds"], "seed": _lesson["tv.seed"]}
+# How the page shows the data; the browser needs them too, so they live in the data, once (c13.json → constants).
+DISPLAY = {"top_n": _lesson["display.top_n"], "small_vocab": _lesson["display.small_vocab"]}
+WIDGETS = {"e2_live_sizes": list(_lesson["e2.live_sizes"]), "e6_new_tokens": list(_lesson["e6.new_tokens"])}
 
 
 def rounded(x, digits=DIGITS):

@@ -8,16 +8,14 @@ browser's rerun makes through the Pyodide worker, so the page reproduces each po
 
 One seed serves every n of a scheme: the run of 10² draws is the start of the run of 10⁶ (the same stream), so
 each seed draws one path of TV as the draws accumulate. Cost: about 10 million draws (3 schemes × 3 seeds ×
-1,111,100), some 8 s of one core in CPython.
+1,111,100), within the whole regeneration that `benchmarks/bench_regen.py` times.
 """
 from ..models.family import DRAFTS
-from .settings import PREFIXES
+from .settings import PREFIXES, TV
 from .shared_sampler import sampler
 
-TV_CURVE = {"ns": tuple(10 ** e for e in range(2, 7)),  # 10², …, 10⁶
-            "seeds": 3,                                  # seeds per scheme
-            "seed": 20230202,                            # seeds are seed + index, recorded
-            "schemes": ("correct", "direct", "resample_p")}
+# ns, seeds per scheme and the first seed from precomputed/lesson.toml ([tv]); seeds are seed + index, recorded
+TV_CURVE = dict(TV, schemes=("correct", "direct", "resample_p"))
 
 
 def tv_points(dists, scheme, settings=TV_CURVE, progress=None):

@@ -1,15 +1,38 @@
 """Read the training text and undo its hard wrapping.
 
-The corpus is wrapped at about 38 characters, often mid-sentence. A paragraph starts with two
-ideographic spaces and paragraphs are separated by blank lines. We join each paragraph's lines
-back together (no space: the text is Chinese), drop the indentation, and put one paragraph per line.
+A corpus is hard-wrapped, often mid-sentence (ours at about 38 characters). A paragraph starts with an
+indentation of ideographic spaces, or after a blank line. We join each paragraph's lines back together, drop the
+indentation, and put one paragraph per line. How two lines join depends on the script at the break: Chinese (and
+any other script written without spaces, whose characters are wide) joins with nothing, `…白` + `髮漁樵…`; Latin
+and other narrow scripts join with one space, `for` + `software` → `for software`.
 """
 import hashlib
+import unicodedata
 from pathlib import Path
 
 from ..errors import InputError
 
 INDENT = "\u3000"
+
+
+def is_wide(ch):
+    """A character of a script written without spaces between words: East Asian wide or fullwidth (CJK ideographs,
+    kana, hangul, fullwidth punctuation). Ambiguous-width marks such as “ ” … count as wide: in Chinese text they
+    sit between characters that take no space."""
+    return unicodedata.east_asian_width(ch) in "WFA"
+
+
+def join_lines(pieces):
+    """One paragraph from its stripped lines: a space where both sides of a break are narrow, else nothing.
+    >>> join_lines(["words that run", "on"]), join_lines(["白", "髮漁樵"]), join_lines(["曹操", "said"])
+    ('words that run on', '白髮漁樵', '曹操said')
+    """
+    out = pieces[0]
+    for piece in pieces[1:]:
+        if out and piece and not is_wide(out[-1]) and not is_wide(piece[0]):
+            out += " "
+        out += piece
+    return out
 
 
 def paragraphs(text):
@@ -19,15 +42,15 @@ def paragraphs(text):
         stripped = line.strip()
         if not stripped:
             if current:
-                out.append("".join(current))
+                out.append(join_lines(current))
                 current = []
             continue
         if line.startswith(INDENT) and current:  # an indented line opens a new paragraph
-            out.append("".join(current))
+            out.append(join_lines(current))
             current = []
         current.append(stripped.strip(INDENT))
     if current:
-        out.append("".join(current))
+        out.append(join_lines(current))
     return out
 
 

@@ -15,6 +15,7 @@ from tqdm import tqdm
 from .. import atomic
 from ..errors import InputError, SettingError
 from .checkpoint import DRAFTS, TARGET, save_model, sha256_file, tokenizer_fingerprint
+from .checks import check_losses, check_prompts, warn_or_refuse
 from .corpus import read_corpus
 from .model import GPT, GPTConfig
 from .tokenizer import VOCAB_SIZE, train_tokenizer
@@ -89,22 +90,51 @@ def mean_loss(model, ids, starts, block, batch=64):
     return total / count
 
 
-def split(ids, r, source):
-    """Train and held-out parts with their evaluation windows; a corpus too small for one window is refused."""
-    cut = int(len(ids) * (1 - r.heldout_fraction))
-    train, held = ids[:cut], ids[cut:]
+def split(pieces, r, source):
+    """Train and held-out parts, each a tensor of token ids, with their evaluation windows.
+
+    pieces: the corpus's paragraphs in order, each (text, token ids). The held-out part is the last paragraphs,
+    about heldout_fraction of the tokens, less every paragraph whose text also occurs in the training part: a text
+    that repeats itself would otherwise be "held out" while the models learn it by heart, and the held-out loss
+    would measure memory. Refused, naming the corpus: too few tokens for one window of context, or a held-out part
+    that repeats the training text throughout. Returns (train, held, train_starts, held_starts, dropped)."""
+    total = sum(len(ids) for _, ids in pieces)
+    cut, seen = len(pieces), 0
+    while cut > 0 and total - seen - len(pieces[cut - 1][1]) >= total * (1 - r.heldout_fraction):
+        cut -= 1
+        seen += len(pieces[cut][1])
+    trained_texts = {text for text, _ in pieces[:cut]}
+    kept = [ids for text, ids in pieces[cut:] if text not in trained_texts]
+    dropped = len(pieces) - cut - len(kept)
+    train = torch.tensor([i for _, ids in pieces[:cut] for i in ids], dtype=torch.long)
+    held = torch.tensor([i for ids in kept for i in ids], dtype=torch.long)
+    if cut == len(pieces) and total >= 4 * (r.block_size + 2) / r.heldout_fraction:
+        raise InputError(source, None, f"its last paragraph alone holds more than {r.heldout_fraction:.0%} of its "
+                                       f"{total:,} tokens, so nothing can be held out whole: separate the text's "
+                                       f"paragraphs with blank lines (or indent them with U+3000)")
     if len(held) < r.block_size + 2 or len(train) < r.block_size + 2:
+        if dropped and seen >= r.block_size + 2:
+            raise InputError(source, None, f"the text repeats itself: {dropped:,} of the last {len(pieces) - cut:,} "
+                                           f"paragraphs (the held-out part) also occur earlier, so too little is left "
+                                           f"to measure learning on ({len(held):,} tokens): train on a text without "
+                                           f"repeats")
         needed = math.ceil((r.block_size + 2) / min(r.heldout_fraction, 1 - r.heldout_fraction))
-        raise InputError(source, None, f"yields only {len(ids):,} tokens, too few for a context of {r.block_size} "
+        raise InputError(source, None, f"yields only {total:,} tokens, too few for a context of {r.block_size} "
                                        f"with {r.heldout_fraction:.0%} held out: train on a longer text "
                                        f"(at least about {needed:,} tokens)")
     held_starts = list(range(0, len(held) - r.block_size - 1, r.block_size))
     stride = (len(train) - r.block_size - 1) / len(held_starts)  # as many train windows, evenly spread
     train_starts = [int(i * stride) for i in range(len(held_starts))]
-    return train, held, train_starts, held_starts
+    return train, held, train_starts, held_starts, dropped
 
 
-def train_one(name, width, train_ids, eval_sets, r, position):
+def step_cost(width, r):
+    """A model's relative cost per training step (multiply-adds per token): its blocks, its attention over the context
+    and its output layer. Only the ratios matter: they turn three models' steps into one estimate for the whole run."""
+    return r.n_layer * (12 * width * width + 2 * r.block_size * width) + r.vocab_size * width
+
+
+def train_one(name, width, train_ids, eval_sets, r, position, overall=None):
     torch.manual_seed(r.init_seed)
     cfg = GPTConfig(vocab_size=r.vocab_size, block_size=r.block_size,
                     n_layer=r.n_layer, n_head=r.n_head, n_embd=width)
@@ -132,6 +162,8 @@ def train_one(name, width, train_ids, eval_sets, r, position):
             held = mean_loss(model, *eval_sets["heldout"], r.block_size)
             curve.append({"step": step + 1, "heldout_loss": round(held, 4)})
             shown["held-out"] = f"{held:.3f}"
+        if overall is not None:
+            overall.update(step_cost(width, r))
         if step % 10 == 0 or step + 1 == r.steps:
             shown["loss"] = f"{loss.item():.3f}"
             bar.set_postfix(shown)
@@ -147,7 +179,9 @@ def train_one(name, width, train_ids, eval_sets, r, position):
     return model.eval(), stats
 
 
-def train_all(corpus_path, out_dir, recipe=None):
+def train_all(corpus_path, out_dir, recipe=None, prompts=(), force=False):
+    """Train the tokenizer and every model, then write them all, or nothing when a check refuses (checks.py).
+    prompts: the lesson's prompts, checked against the corpus and its tokenizer; force: warn instead of refusing."""
     r = recipe or Recipe()
     out_dir = Path(out_dir)
     torch.use_deterministic_algorithms(True)
@@ -156,23 +190,34 @@ def train_all(corpus_path, out_dir, recipe=None):
     text, corpus_sha = read_corpus(corpus_path)
     print(f"corpus {corpus_path}: {len(text):,} characters after unwrapping, sha256 {corpus_sha[:12]}…")
     tok = train_tokenizer(text, r.vocab_size, corpus_path)
-    ids = torch.tensor([i for enc in tok.encode_batch(text.splitlines(keepends=True)) for i in enc.ids])
-    train_ids, held_ids, train_starts, held_starts = split(ids, r, corpus_path)
-    print(f"tokenizer: {tok.get_vocab_size():,} tokens; {len(ids):,} token ids "
-          f"({len(train_ids):,} train, {len(held_ids):,} held out)")
+    lines = text.splitlines(keepends=True)
+    pieces = [(line.rstrip("\n"), enc.ids) for line, enc in zip(lines, tok.encode_batch(lines))]
+    train_ids, held_ids, train_starts, held_starts, dropped = split(pieces, r, corpus_path)
+    total = sum(len(ids) for _, ids in pieces)
+    print(f"tokenizer: {tok.get_vocab_size():,} tokens; {total:,} token ids "
+          f"({len(train_ids):,} train, {len(held_ids):,} held out"
+          + (f"; {dropped:,} held-out paragraphs left out: they repeat training text" if dropped else "") + ")")
+    warn_or_refuse(check_prompts(text, tok, prompts), corpus_path, force)
     eval_sets = {"train": (train_ids, train_starts), "heldout": (held_ids, held_starts)}
     fingerprint = tokenizer_fingerprint(tok)
     trained = {}
-    for position, (name, width) in enumerate(r.widths.items()):
-        trained[name] = train_one(name, width, train_ids, eval_sets, r, position)
-    # Nothing is written until every model has trained: a failed run leaves the old models in place.
+    # one bar for the whole run, its estimate updated as it goes; each model's own bar below it
+    overall = tqdm(total=r.steps * sum(step_cost(w, r) for w in r.widths.values()), desc=f"{'all models':>12}",
+                   position=0, leave=True, dynamic_ncols=True, mininterval=1.0,
+                   bar_format="{desc}: {percentage:3.0f}%|{bar}| elapsed {elapsed}, about {remaining} left")
+    for position, (name, width) in enumerate(r.widths.items(), start=1):
+        trained[name] = train_one(name, width, train_ids, eval_sets, r, position, overall)
+    overall.close()
+    # Nothing is written until every model has trained and passed: a failed run leaves the old models in place.
+    warn_or_refuse(check_losses({name: stats for name, (_, stats) in trained.items()}, r.vocab_size), corpus_path,
+                   force, what=f"nothing was written to {out_dir}")
     atomic.write_bytes(out_dir / "tokenizer.json", tok.to_str(pretty=False).encode("utf-8"))
     for name, (model, _) in trained.items():
         save_model(model, out_dir / name, fingerprint)
     card = {
         "recipe": asdict(r),
         "corpus": {"file": Path(corpus_path).name, "sha256": corpus_sha,
-                   "characters_unwrapped": len(text), "tokens": len(ids),
+                   "characters_unwrapped": len(text), "tokens": total,
                    "train_tokens": len(train_ids), "heldout_tokens": len(held_ids)},
         "tokenizer": {"vocab_size": tok.get_vocab_size(), "sha256": sha256_file(out_dir / "tokenizer.json"),
                       "fingerprint": fingerprint},

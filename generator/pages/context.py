@@ -5,6 +5,8 @@ the draft roles) come from c13.json's `constants`; the role labels are defined h
 widgets through generator/pages/widget_payload.py. Every build-time figure is drawn by the widgets' figure
 modules (generator/pages/figures.py renders them all in one batch when the context is built).
 """
+import math
+
 from markupsafe import Markup
 
 from . import figures, pair_presets
@@ -54,6 +56,13 @@ def e5_best(alpha, c, ks):
         return sum(alpha ** i for i in range(k + 1)) / (c * k + 1)
     best = max(ks, key=lambda k: (speedup(k), -k))
     return {"k": best, "speedup": speedup(best), "yield": sum(alpha ** i for i in range(best + 1))}
+
+
+def tv_means(curve):
+    """Per scheme, the geometric mean over the seeds of the TV at each n of the curve (the line the figure draws
+    through the points, widgets/figures/tv_curve.mjs geoMean)."""
+    return {scheme: [math.exp(sum(math.log(seed[i]) for seed in runs) / len(runs)) for i in range(len(curve["ns"]))]
+            for scheme, runs in curve["tv"].items()}
 
 
 def _prefixes(data):
@@ -114,6 +123,7 @@ def build_context(data):
     # TV against the number of draws (generator/data/tv_curve.py): the offline points, also for the live rerun
     ctx["tv_curve"] = data["tv_curve"]
     ctx["tv_json"] = Markup(script_json(data["tv_curve"]))
+    ctx["tv_means"] = tv_means(data["tv_curve"])
     # the editable pair's presets (made-up six-token pairs, not model figures) with sampler.py's α and TV
     ctx["pair_presets"] = pair_presets.presets()
     ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT)

@@ -7,6 +7,8 @@ table of values.
 """
 import math
 
+from markupsafe import Markup
+
 
 def _number(value, what):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -27,6 +29,25 @@ def times(value, digits=2):
 def times_as_reported(value):
     """A ratio as its source reported it (no digits added): 3.4 → '3.4×'."""
     return f"{_number(value, 'times_as_reported'):g}×"
+
+
+# What a speed figure is, once for the page and the widgets (widgets/figures/formats.mjs SPEED_KINDS): the lesson's
+# formula (v = 1), the formula with measured costs, a measured wall clock, or a paper's own report.
+SPEED_KINDS = {
+    "formula": "课上的公式（v = 1）",
+    "formula-measured": "公式代入实测的 c 和 v(k)",
+    "wall-clock": "实测墙钟",
+    "reported": "作者自报，未经我们复现",
+}
+
+
+def speed(text, kind, where=None):
+    """A speed figure, already formatted (times, times_as_reported, a range), marked with what it is: its kind as
+    data-kind and, as its title, the kind in words and where it comes from (machine, engine, date; or c = 参数比)."""
+    if kind not in SPEED_KINDS:
+        raise ValueError(f"speed: unknown kind {kind!r}; expected one of {', '.join(SPEED_KINDS)}")
+    title = SPEED_KINDS[kind] + (f"：{where}" if where else "")
+    return Markup('<span class="c13-speed" data-kind="{}" title="{}">{}</span>').format(kind, title, text)
 
 
 def as_written(value):
@@ -136,4 +157,4 @@ def short(digest, length=12):
 FORMATS = {"pct": pct, "prob": prob, "times": times, "times_as_reported": times_as_reported,
            "as_written": as_written, "num": num, "fixed": fixed, "fixed2": fixed2, "fixed3": fixed3,
            "fixed4": fixed4, "sig": sig, "ms": ms, "frac": frac, "gb": gb, "gflop": gflop,
-           "chinese_units": chinese_units, "mb": mb, "mib": mib, "short": short}
+           "chinese_units": chinese_units, "mb": mb, "mib": mib, "short": short, "speed": speed}

@@ -35,6 +35,7 @@ from generator.pages.context import build_context  # noqa: E402
 from generator.pages.data_file import DataError, data_path, load_data  # noqa: E402
 from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
 from generator.pages.math import render_math  # noqa: E402
+from generator.pages.preview import error_markdown, in_preview  # noqa: E402
 from generator.pages.search_text import rewrite_index  # noqa: E402
 from generator.pages.templates import make_env, render_page  # noqa: E402
 from generator.pages.vendor import add_browser_files  # noqa: E402
@@ -49,11 +50,27 @@ _state = {}
 
 
 def on_config(config):
+    _state.clear()
+    try:
+        ctx, widget = _load()
+    except DataError as e:
+        if not in_preview():
+            raise
+        _state.update(error=e)  # the preview shows it in every page until the data is fixed (generator/pages/preview.py)
+        return config
+    ctx["qa_contact"] = (config.extra.get("c13") or {}).get("qa_contact") or "课程的答疑渠道"
+    _state.update(ctx=ctx, env=make_env(), widget=widget)
+    return config
+
+
+def _load():
+    """The template context and the widgets' data, from the data file: any fault is one line naming the file (and
+    its field)."""
     path = data_path()
-    try:  # the data and everything derived from it: any fault is one line naming the file (and its field)
+    try:
         data = load_data(path)
         ctx = build_context(data)
-        widget = script_json(widget_data(data, ctx))
+        return ctx, script_json(widget_data(data, ctx))
     except DataError:
         raise
     except InputError as e:  # a bad optional input beside it (measured.json), named with its field
@@ -61,9 +78,6 @@ def on_config(config):
     except (KeyError, ValueError, IndexError, TypeError, AttributeError) as e:
         raise DataError(path, None, f"cannot derive the page's figures ({type(e).__name__}: {e}); regenerate it "
                                     "with `make data`") from None
-    ctx["qa_contact"] = (config.extra.get("c13") or {}).get("qa_contact") or "课程的答疑渠道"
-    _state.update(ctx=ctx, env=make_env(), widget=widget)
-    return config
 
 
 
@@ -72,7 +86,14 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    return render_page(_state["env"], _state["ctx"], markdown, page.file.src_uri)
+    if "error" in _state:
+        return error_markdown(_state["error"])
+    try:
+        return render_page(_state["env"], _state["ctx"], markdown, page.file.src_uri)
+    except PluginError as e:
+        if not in_preview():
+            raise
+        return error_markdown(e)
 
 
 

@@ -4,7 +4,8 @@
 says how to measure. When it is present it is read through its contract (generator/contract_measured.py): a
 corrupt file fails the build, named with its field, as any bad input does (delete it, or measure again). When the
 models it timed are not the models of c13.json (their sha256, or the tokenizer's, differ) the timings are shown
-as stale. Nothing here reads models/: the comparison is with the hashes c13.json recorded.
+as stale, on their own: nothing combines them with this page's α (`usable` is false; `make site` and `make check`
+warn too). Nothing here reads models/: the comparison is with the hashes c13.json recorded.
 
 ctx["measured"] (None when absent): the machine, ms per forward, c and v(k) with their spread, the measured
 speedups, and per draft and k the prediction E[N] / (k·c + v(k)) with the measured c and v(k) and the draft's
@@ -108,10 +109,14 @@ def _context(measured, data, path):
     stale = stale_inputs(measured, data)
     drafts = {d: _draft(measured, data, d, v) for d in measured["drafts"]}
     rows = [r for d in drafts.values() for r in d["rows"]]
-    summary = {"max_measured": max(r["measured"]["median"] for r in rows), "rows": len(rows),
+    best = max(((d, r) for d, e in drafts.items() for r in e["rows"]), key=lambda dr: dr[1]["measured"]["median"])
+    summary = {"max_measured": best[1]["measured"]["median"], "best_draft": best[0], "best_k": best[1]["k"],
+               "rows": len(rows), "below_one": sum(1 for r in rows if r["measured"]["median"] < 1),
                "below_prediction": sum(1 for r in rows if "predicted" in r and r["measured"]["median"] < r["predicted"])}
     return {
-        "file": path.name, "summary": summary, "stale": stale, "usable": all(d["alpha"] is not None for d in drafts.values()),
+        "file": path.name, "summary": summary, "where": where(machine), "stale": stale,
+        # timings of other models are shown as they are, never combined with this page's α into predictions
+        "usable": not stale and all(d["alpha"] is not None for d in drafts.values()),
         "machine": {"cpu": machine["cpu"], "cores": machine["cores"], "threads": machine["threads"],
                     "torch": machine["torch_version"], "python": machine["python_version"], "os": machine["os"],
                     "date": machine["date_utc"][:10], "date_utc": machine["date_utc"]},
@@ -123,6 +128,13 @@ def _context(measured, data, path):
         "n_new": measured["speedup"]["n_new"],
         "overhead": measured.get("torch_overhead"), "browser": _browser(measured),
     }
+
+
+def where(machine):
+    """Where the build machine's speed figures come from, for their titles (formats.speed): the machine and the
+    engine for the formula with measured costs, and the date too for the wall clock."""
+    engine = f"构建机 {machine['cpu']}，PyTorch {machine['torch_version']}"
+    return {"measured": engine, "wall_clock": f"{engine}，{machine['date_utc'][:10]}"}
 
 
 def _browser(measured):
@@ -142,13 +154,14 @@ def _browser(measured):
 
 
 def figure_args(m, names):
-    """The arguments of widgets/figures/measured_costs.mjs: the inputs only; the figures compute the lines."""
+    """The arguments of widgets/figures/measured_costs.mjs: the inputs only (and where the timings come from, for
+    the figures' titles); the figures compute the lines."""
     drafts = [{"name": names.get(d, d), "alpha": e["alpha"], "cParams": e["c_params"], "c": e["c"]["median"],
                "v": [m["v"][k]["median"] for k in m["ks"]],
                "points": [{"k": r["k"], **{key: r["measured"][key] for key in ("median", "min", "max")}}
                           for r in e["rows"]]}
               for d, e in m["by_draft"].items()]
-    return {"ks": m["ks"], "drafts": drafts}
+    return {"ks": m["ks"], "drafts": drafts, "where": {"measured": m["where"]["measured"], "wallClock": m["where"]["wall_clock"]}}
 
 
 def measured_requests(m, names):
@@ -166,8 +179,8 @@ def table_caption(m):
     """Who measured the table: the machine, the date, the command; and a warning when the models changed since."""
     machine = m["machine"]
     text = (f"构建机实测（{machine['date']}，{machine['cpu']}，{machine['cores']} 核，用 {machine['threads']} 个线程，"
-            f"PyTorch {machine['torch']}，{MEASURE_COMMAND}）。v(k) 和 c 是中位数；“实测”是墙钟加速的中位数，"
-            f"最小–最大来自 {m['method']['repeats']} 次重复。")
+            f"PyTorch {machine['torch']}，{MEASURE_COMMAND}）。v(k) 和 c 是中位数；“实测墙钟”是墙钟加速的中位数，"
+            f"最小–最大来自 {m['method']['repeats']} 次重复；前两列加速是公式算的，不是计时。")
     if m["stale"]:
         text += "注意：这些计时测的是旧模型，与本页的模型不同，请重新运行 make measure。"
     return text

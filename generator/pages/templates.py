@@ -54,12 +54,20 @@ def make_env():
         comment_start_string="[#", comment_end_string="#]",
         undefined=jinja2.StrictUndefined, autoescape=True,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(FORMATS)
-    env.filters["or_dash"] = optional
-    env.filters["plain"] = plain
-    env.filters["prompt"] = prompt
-    env.filters["indent4"] = lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines()))
+    ours = dict(FORMATS, or_dash=optional, plain=plain, prompt=prompt,
+                indent4=lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines())))
+    env.filters.update({name: named_undefined(f) for name, f in ours.items()})  # Jinja's own (default, …) as they are
     return env
+
+
+def named_undefined(f):
+    """The filter f, failing as StrictUndefined does when given a name the context lacks: "'x' is undefined", not
+    the filter's own complaint about the value it got."""
+    def checked(value, *args, **kwargs):
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return f(value, *args, **kwargs)
+    return f if hasattr(f, "jinja_pass_arg") else checked  # one that takes the context first is left as it is
 
 
 def render_page(env, ctx, source, name):

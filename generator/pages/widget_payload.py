@@ -71,11 +71,35 @@ def widget_data(data, ctx):
         "pyodide_bytes": pyodide_bytes(),
         "serve_command": SERVE_COMMAND,
         "e6": e6_payload(data, ctx.get("measured")),
+        "e5_costs": e5_costs(ctx.get("measured")),
     }
 
 
-# E6's choices of how many new tokens to write (those that fit the context with the longest k are offered)
-E6_NEW_TOKENS = (16, 32, 64, 96)
+# the WebAssembly forward of E6 as measure_browser.mjs timed it in Node (measured.json → browser_forwards → engines)
+E5_WASM_ENGINE = "wasm-simd128"
+
+
+def e5_costs(measured):
+    """E5's measured costs (ctx["measured"], from measured.json): per ks the build machine's v(k) medians and per
+    draft its c median, with torch (and its wall-clock speedups: median, min, max per k) and with E6's WebAssembly
+    forward in Node; where each comes from, for the speed titles. Only the inputs: E5 computes the speedups
+    (widgets/figures/speedup.mjs measuredSpeedup). {reason} alone, in Chinese, when there is nothing to use."""
+    if measured is None:
+        return {"reason": "这次构建没有构建机的实测（precomputed/measured.json）：在项目目录执行 make measure 才有。"}
+    if not measured["usable"]:
+        return {"reason": "构建机的实测（measured.json）测的是旧模型，与本页的模型不同，不能和本页的 α 合用：请重新运行 make measure。"}
+    ks, machine = measured["ks"], measured["machine"]
+    torch = {"where": measured["where"]["measured"], "wallClock": measured["where"]["wall_clock"],
+             "c": {d: e["c"]["median"] for d, e in measured["by_draft"].items()},
+             "v": [measured["v"][k]["median"] for k in ks],
+             "points": {d: [{"k": r["k"], **{key: r["measured"][key] for key in ("median", "min", "max")}}
+                            for r in e["rows"]] for d, e in measured["by_draft"].items()}}
+    engine = ((measured.get("browser") or {}).get("engines") or {}).get(E5_WASM_ENGINE)
+    wasm = None if engine is None else {
+        "where": f"构建机 {machine['cpu']}，E6 的 WebAssembly SIMD 前向（Node {measured['browser']['node']}）",
+        "c": {d: s["median"] for d, s in engine["c"].items()}, "v": [engine["v"][k]["median"] for k in ks]}
+    return {"ks": ks, "torch": torch, "wasm": wasm,
+            "wasmReason": None if wasm else "measured.json 里没有 E6 的 WebAssembly 前向的计时：请重新运行 make measure。"}
 
 
 def e6_payload(data, measured=None):
@@ -86,7 +110,9 @@ def e6_payload(data, measured=None):
     target = constants["target"]
     context = data["models"][target]["context"]
     ks = constants["ks"]
-    new_tokens = [n for n in E6_NEW_TOKENS if n + max(ks) < context]
+    # E6's choices of how many new tokens to write (precomputed/lesson.toml): those that fit the context with the
+    # longest k are offered
+    new_tokens = [n for n in constants["e6_new_tokens"] if n + max(ks) < context]
     files = browser_models(data)
     return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in files.items()},
             "sha256": {name: data["browser"]["files"][name]["sha256"] for name in files},

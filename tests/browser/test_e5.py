@@ -1,6 +1,8 @@
 """E5 in the browser: the sliders drive the closed form and its plot; the presets load the data's figures; the best
 k is the same in plot, table and prose; the page reads at 375 px; the α-by-position picture names every token."""
+import json
 import re
+from pathlib import Path
 
 import pytest
 from browserlib import PHONE, WIDE, opened
@@ -81,7 +83,7 @@ def test_the_best_k_is_the_same_in_plot_table_prose_and_live(lesson, data):
         assert starred == [str(best)]
         assert f"{'小草稿' if j == 0 else '大草稿'}在 k = {best} 时最快" in prose
         # the live plot after loading the draft
-        page.click(f"#e5 button:has-text('{draft} 的实测')")
+        page.click(f"#e5 button:has-text('{draft}：实测 α')")
         assert page.get_attribute("#e5 .c13-live figure", "data-best-k") == str(best)
         assert f"最快的是 k = {best}" in page.inner_text("#e5 .c13-live figcaption")
         assert f"最佳 k={best}" in page.text_content("#e5 .c13-live .c13-duo-wide svg")
@@ -169,3 +171,183 @@ def test_alpha_by_position_names_every_token(lesson, data):
     rows = page.locator("table.c13-alpha-table tbody tr:has(td)")
     assert rows.count() == n
     assert re.sub(r"\s", "", rows.nth(5).locator("td").nth(1).inner_text()) == re.sub(r"\s", "", labels[spread["tokens"][5]])
+
+
+# every "×" figure that E5 prints live, with the data-kind of its nearest marked ancestor ("1×" alone is the line of
+# not speculating, not a figure); the page's own check is tests/test_site_speed_kinds.py
+UNMARKED_SPEEDS = """root => {
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/(?<![\\d.])\\d[\\d.,]*(?:–[\\d.,]+)?×/g)) {
+      if (m[0] !== "1×" && !node.parentElement.closest("[data-kind]")) out.push(node.data);
+    }
+  }
+  return out;
+}"""
+
+
+def test_every_speed_e5_prints_live_says_it_is_the_lessons_formula(lesson, data):
+    page, _ = lesson
+    small = data["constants"]["drafts"][0]
+    page.click(f"#e5 button:has-text('{small}：实测 α')")
+    live = page.locator("#e5 .c13-live")
+    assert live.evaluate(UNMARKED_SPEEDS) == []
+    kinds = live.evaluate("root => [...root.querySelectorAll('[data-kind]')].map((e) => e.dataset.kind)")
+    assert kinds and set(kinds) == {"formula"}
+    assert page.locator("#e5 output[id$='-speedup']").evaluate("o => o.closest('[data-kind]').dataset.kind") == "formula"
+    assert "c = 参数比" in page.inner_text(f"#e5 button:has-text('{small}：实测 α')")
+
+
+# E5's choice of costs: the build machine's measured c and v(k) (precomputed/measured.json) in the formula
+MEASURED_PATH = Path(__file__).resolve().parents[2] / "precomputed" / "measured.json"
+
+
+def measured_costs():
+    """measured.json's medians as E5 uses them, read here from the file: per engine c per draft, v(k) per k."""
+    m = json.loads(MEASURED_PATH.read_text())
+    torch = {"c": {d: s["median"] for d, s in m["forward"]["c"].items()},
+             "v": {r["k"]: r["median"] for r in m["forward"]["v"]},
+             "points": {d: {r["k"]: r["speedup"] for r in rows} for d, rows in m["speedup"]["drafts"].items()}}
+    e = m["browser_forwards"]["engines"]["wasm-simd128"]
+    wasm = {"c": {d: s["median"] for d, s in e["c"].items()}, "v": {r["k"]: r["median"] for r in e["v"]}}
+    return m, {"torch": torch, "wasm": wasm}
+
+
+def formula(alpha, c, k, v):
+    return sum(alpha ** i for i in range(k + 1)) / (k * c + v)
+
+
+def choose_costs(page, key):
+    page.check(f"#e5 input[type=radio][name$='-costs'][value='{key}']")
+    assert page.get_attribute("#e5 .c13-live figure", "data-costs") == key
+
+
+def test_measured_costs_move_the_curve(lesson, data):
+    """Issue 24 item 2: each choice of costs puts its c and v(k) into E[N] / (k·c + v(k)), recomputed here from
+    measured.json and c13.json; torch draws the measured wall-clock speedups of the loaded draft; each speedup
+    carries its kind."""
+    if not MEASURED_PATH.exists():
+        pytest.skip("no precomputed/measured.json")
+    m, costs = measured_costs()
+    acc, ks = data["accounting"]["drafts"], data["constants"]["ks"]
+    page, _ = lesson
+    speed = "#e5 output[id$='-speedup']"
+    for draft in data["constants"]["drafts"]:
+        page.click(f"#e5 button:has-text('{draft}：实测 α')")
+        alpha = acc[draft]["alpha"]
+        for key in ("torch", "wasm"):
+            choose_costs(page, key)
+            c, v = costs[key]["c"][draft], costs[key]["v"]
+            assert page.is_disabled("#e5 input[type=range][id$='-c']")
+            assert page.inner_text("#e5 output[id$='-c-out']") == fmt_trim(c, 3)
+            for k in (ks[0], ks[-1]):
+                page.fill("#e5 input[type=range][id$='-k']", str(k))
+                assert float(page.get_attribute(speed, "data-value")) == pytest.approx(formula(alpha, c, k, v[k]), rel=1e-12)
+                assert page.inner_text(speed) == f"{formula(alpha, c, k, v[k]):.2f}×"
+                assert page.locator(speed).evaluate("o => o.closest('[data-kind]').dataset.kind") == "formula-measured"
+            values = {kk: formula(alpha, c, kk, v[kk]) for kk in ks}
+            best = max(ks, key=lambda kk: (values[kk], -kk))
+            assert page.get_attribute("#e5 .c13-live figure", "data-best-k") == str(best)
+            desc = page.text_content("#e5 .c13-live .c13-duo-wide svg desc")
+            assert f"k = {ks[-1]}：{values[ks[-1]]:.2f}×" in desc
+            squares = page.locator("#e5 .c13-live .c13-duo-wide svg g.c13-measured")
+            note = page.inner_text("#e5 .c13-e5-note")
+            if key == "torch":
+                # the build machine's wall-clock medians of this draft, one square per k, the current k's in the note
+                assert squares.count() == len(costs["torch"]["points"][draft])
+                wall = costs["torch"]["points"][draft][ks[-1]]
+                assert f"{wall['median']:.2f}×" in note
+                kinds = page.locator("#e5 .c13-e5-note [data-kind]").evaluate_all("es => es.map((e) => e.dataset.kind)")
+                assert kinds == ["wall-clock"]
+                assert m["machine"]["cpu"] in page.get_attribute("#e5 .c13-e5-note [data-kind]", "title")
+            else:
+                assert squares.count() == 0
+            assert page.get_attribute("#e5 .c13-live .c13-duo", "data-kind") == "formula-measured wall-clock"
+            assert page.locator("#e5 .c13-live").evaluate(UNMARKED_SPEEDS) == []
+        # back to the lesson's costs: the slider's c and v = 1 again
+        choose_costs(page, "lesson")
+        assert not page.is_disabled("#e5 input[type=range][id$='-c']")
+        k = int(page.inner_text("#e5 output[id$='-k-out']"))
+        assert float(page.get_attribute(speed, "data-value")) == pytest.approx(formula(alpha, acc[draft]["c"], k, 1), rel=1e-12)
+        assert page.locator(speed).evaluate("o => o.closest('[data-kind]').dataset.kind") == "formula"
+
+
+def test_the_choice_of_costs_by_keyboard_and_a_hand_moved_alpha(lesson, data):
+    """The choice is a radio group reached by the keyboard; α moved by hand keeps the last draft's c, without the
+    measured points; DeepSeek-V3's preset goes back to the lesson's costs."""
+    if not MEASURED_PATH.exists():
+        pytest.skip("no precomputed/measured.json")
+    _, costs = measured_costs()
+    page, _ = lesson
+    small = data["constants"]["drafts"][0]
+    page.click(f"#e5 button:has-text('{small}：实测 α')")
+    choose_costs(page, "lesson")
+    page.focus("#e5 input[type=radio][name$='-costs'][value='lesson']")
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("#e5 .c13-live figure", "data-costs") == "torch"
+    assert page.evaluate("document.activeElement.value") == "torch"
+    page.fill("#e5 input[type=range][id$='-alpha']", "0.9")
+    page.fill("#e5 input[type=range][id$='-k']", "3")
+    c, v = costs["torch"]["c"][small], costs["torch"]["v"]
+    assert float(page.get_attribute("#e5 output[id$='-speedup']", "data-value")) == pytest.approx(formula(0.9, c, 3, v[3]), rel=1e-12)
+    assert page.locator("#e5 .c13-live .c13-duo-wide svg g.c13-measured").count() == 0
+    page.click("#e5 button:has-text('DeepSeek-V3')")
+    assert page.get_attribute("#e5 .c13-live figure", "data-costs") == "lesson"
+    assert page.is_checked("#e5 input[type=radio][name$='-costs'][value='lesson']")
+
+
+def test_the_readers_own_costs_after_e6(lesson, data):
+    """"Your machine" is disabled, with why, until E6 reports; then the reader's c and v(k) (here a recorded report:
+    the event E6 dispatches, c13-util.js E6_MEASURED, with the build machine's WebAssembly figures as the reader's)
+    go into the formula at the k E6 ran, with E6's model-time speedup as the point; other k say how to get theirs."""
+    if not MEASURED_PATH.exists():
+        pytest.skip("no precomputed/measured.json")
+    _, costs = measured_costs()
+    page, _ = lesson
+    small = data["constants"]["drafts"][0]
+    ks, alpha = data["constants"]["ks"], data["accounting"]["drafts"][small]["alpha"]
+    radio = "#e5 input[type=radio][name$='-costs'][value='reader']"
+    assert page.is_disabled(radio)
+    assert "先在 E6 里跑一次" in page.inner_text("#e5 .c13-e5-costs-why")
+    k = ks[len(ks) // 2]
+    c, v = costs["wasm"]["c"][small], costs["wasm"]["v"][k]
+    wall = costs["torch"]["points"][small][k]
+    page.evaluate("""([draft, k, c, v, wall]) => document.dispatchEvent(new CustomEvent("c13:e6-measured", { detail:
+        { draft, k, c, v, kernel: "wasm-simd128", speedupModel: { median: wall.median, min: wall.min, max: wall.max } } }))""",
+                  [small, k, c, v, wall])
+    assert not page.is_disabled(radio)
+    page.click(f"#e5 button:has-text('{small}：实测 α')")
+    page.fill("#e5 input[type=range][id$='-k']", str(k))
+    choose_costs(page, "reader")
+    speed = "#e5 output[id$='-speedup']"
+    assert float(page.get_attribute(speed, "data-value")) == pytest.approx(formula(alpha, c, k, v), rel=1e-12)
+    assert page.locator(speed).evaluate("o => o.closest('[data-kind]').dataset.kind") == "formula-measured"
+    assert "你的机器" in page.locator(speed).evaluate("o => o.closest('[data-kind]').title")
+    assert page.locator("#e5 .c13-live .c13-duo-wide svg g.c13-measured").count() == 1
+    assert f"{wall['median']:.2f}×" in page.inner_text("#e5 .c13-e5-note")
+    assert page.locator("#e5 .c13-live").evaluate(UNMARKED_SPEEDS) == []
+    # a k that E6 did not run: no figure, how to get one
+    page.fill("#e5 input[type=range][id$='-k']", str(ks[0]))
+    assert page.get_attribute(speed, "data-value") is None
+    assert f"在 E6 里用 k = {ks[0]} 跑一次" in page.inner_text(speed)
+
+
+def test_a_real_e6_run_gives_e5_the_readers_costs(browser, served, data):
+    """The real thing once: after E6 runs in this page, "your machine" puts E6's reported c and v(k) (its report's
+    data-c, data-v) into E5's formula at the run's k."""
+    from test_e6 import configure, run
+
+    small = data["constants"]["drafts"][0]
+    alpha = data["accounting"]["drafts"][small]["alpha"]
+    with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
+        configure(page, draft=small, k=2, n_new=16)
+        assert run(page)["state"] == "done"
+        report = page.locator("#e6 .c13-e6-report")
+        c, v = float(report.get_attribute("data-c")), float(report.get_attribute("data-v"))
+        page.click(f"#e5 button:has-text('{small}：实测 α')")
+        page.fill("#e5 input[type=range][id$='-k']", "2")
+        choose_costs(page, "reader")
+        assert float(page.get_attribute("#e5 output[id$='-speedup']", "data-value")) == pytest.approx(
+            formula(alpha, c, 2, v), rel=1e-12)
+        assert page.locator("#e5 .c13-live .c13-duo-wide svg g.c13-measured").count() == 1

@@ -100,8 +100,17 @@ def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lesson, 
     assert math.isclose(alpha, int(report["accepted"]) / int(report["tested"]), rel_tol=1e-9)
     assert 0 < c and 0 < v and all(math.isfinite(float(report[key])) and float(report[key]) > 0
                                    for key in ("speedupModel", "speedupEndToEnd"))
-    assert math.isclose(float(report["predictedLesson"]), expected_yield(alpha, 2) / (2 * c + 1), rel_tol=1e-9)
+    body = data["accounting"]["drafts"][small]  # the body's formula: its pooled α, c = the parameter ratio, v = 1
+    assert math.isclose(float(report["predictedLesson"]), expected_yield(body["alpha"], 2) / (2 * body["c"] + 1),
+                        rel_tol=1e-9)
     assert math.isclose(float(report["predictedOwn"]), expected_yield(alpha, 2) / (2 * c + v), rel_tol=1e-9)
+    # every speed says what it is: the reader's wall clock, the formula with the reader's costs, the body's formula
+    kinds = page.eval_on_selector_all("#e6 .c13-e6-speed tr[data-row] td",
+                                      "cells => cells.map((c) => [c.closest('tr').dataset.row, c.dataset.kind])")
+    assert dict(kinds) == {"model": "wall-clock", "end-to-end": "wall-clock", "own": "formula-measured",
+                           "lesson": "formula"} and len(kinds) == 8
+    assert set(page.eval_on_selector_all("#e6 .c13-e6-rate td", "cells => cells.map((c) => c.dataset.kind)")) == \
+        {"wall-clock"}
     table = page.inner_text("#e6 .c13-e6-report")
     for words in ("c = 草稿一次前向 ÷ 目标一次前向", "v(2)", "α", "目标前向", "草稿前向", "接受判定", "端到端", "v = 1"):
         assert words in table

@@ -11,7 +11,7 @@ import { distributionStore } from "./distributions.js";
 import { formulaBlock, highlightOf, termText } from "./formula.js";
 import { columnsFor, drawFailTable, drawStacked } from "./pictures.js";
 import { emptyTally, showNaiveRound, showRound } from "./rounds.js";
-import { LIVE_SIZES, clearArea, execute, markStale, runArea, showReproduction, showRun } from "./runs.js";
+import { clearArea, execute, markStale, runArea, showReproduction, showRun } from "./runs.js";
 import { pythonStatus, startWhenReached } from "./status.js";
 
 const SCHEME_LABELS = {
@@ -37,7 +37,8 @@ function naivePanel(widget) {
     el("p", { text: "草稿从 q 抽一个 x，目标从 p 抽一个 y；两者相等才算猜中，否则取 y。输出永远是目标自己抽的 y，所以分布是对的——" +
       "可是两次独立抽样撞到同一个 token 的概率只有 Σ p(x)·q(x)。" }),
     el("div", { class: "c13-buttons" }, widget.button("跑一轮（朴素）", () => widget.oneRound("naive", out, tally)),
-      widget.button(`跑 ${num(LIVE_SIZES[0])} 轮（朴素）`, () => widget.bigRun("naive", LIVE_SIZES[0], area, false))),
+      widget.button(`跑 ${num(widget.liveSizes[0])} 轮（朴素）`,
+        () => widget.bigRun("naive", widget.liveSizes[0], area, false))),
     out, tally, area.node);
   return { out, tally };
 }
@@ -84,7 +85,7 @@ function improvedPanel(widget, data) {
   const area = runArea("main", widget.python);
   widget.areas.push(area);
   const guess = prediction(widget.group, (scheme) => { widget.state.prediction = scheme; widget.setRunning(widget.state.running); });
-  const bigButtons = LIVE_SIZES.map((n, i) => {
+  const bigButtons = widget.liveSizes.map((n, i) => {
     const button = widget.button(i === 0 ? `跑 ${num(n)} 轮` : `×${num(n)}：跑 ${num(n)} 轮`,
       () => widget.bigRun(widget.state.prediction, n, area, true));
     button.setAttribute("aria-describedby", guess.hint.id);
@@ -134,7 +135,7 @@ function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint 
     if (!scheme) { guessHint().focus?.(); return; }
     const dist = widget.current();
     const options = { schemeNames: widget.schemeNames, noise: store.noise, labels: data.labels, withFeedback,
-      columns: widget.columns() };
+      columns: widget.columns(), largeRun: Math.max(...widget.liveSizes) };
     await execute(widget, area, { dist, scheme, n, seed: seedOf(), chunk: n >= 100_000 ? 10_000 : 2_000 },
       (result, wallMs) => {
         showRun(area, result, dist, wallMs, options);
@@ -181,6 +182,7 @@ export function render(section, data) {
   const live = mount(section, "c13-e2");
   const box = stash(section, staticChildren(section), "静态版本：构建时的叠放图与离线数字");
   const widget = { python: data.python, state, group: uid("e2"), schemeNames: schemeNames(data.constants.schemes),
+    liveSizes: data.constants.e2_live_sizes, // the live runs' sizes, from precomputed/lesson.toml
     current: () => store.get(state.prefix, state.draft), runButtons: [], areas: [], formulaMath };
   const controls = sharedControls(widget.group, data, { onPrefix: (v) => { state.prefix = v; redraw(); },
     onDraft: (v) => { state.draft = v; redraw(); } });

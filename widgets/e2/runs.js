@@ -4,8 +4,6 @@
 import { el, fill, fixed, num, pct, prob, promptBox, tok, uid } from "../c13-util.js";
 import { drawHistogram } from "./pictures.js";
 
-export const LIVE_SIZES = [10_000, 100_000];
-const LARGE_RUN = 100_000; // from this size on, a run prints the offline reference beside its own figure
 
 /** The progress line, the summary and the histogram of one kind of run. */
 export function runArea(name, python) {
@@ -109,7 +107,8 @@ export function showRun(area, result, dist, wallMs, options) {
   else row("接受率", `${pct(result.acceptance_rate, 1)}（α = ${pct(dist.alpha, 1)}）`);
   row("用时", `${Math.round(result.ms)} ms（Python 内），从点击到结果 ${Math.round(wallMs)} ms`);
   const reference = dist.offline[result.scheme];
-  if (result.n >= LARGE_RUN && reference && (result.scheme === "correct" || result.scheme === "resample_p")) {
+  // the largest of the live sizes (c13.json → constants.e2_live_sizes) prints the offline reference beside its figure
+  if (result.n >= options.largeRun && reference && (result.scheme === "correct" || result.scheme === "resample_p")) {
     row("离线参考", `${num(reference.n)} 次（种子 ${reference.seed}）：TV = ${fixed(reference.tv, 4)}；` +
       `噪声基准 ≈ ${fixed(options.noise(dist, reference.n), 4)}。` +
       (result.seed === reference.seed && result.n === reference.n ? "" : "种子和次数都与这次不同，两个 TV 只应同一量级；" +

@@ -8,9 +8,10 @@
 // repeated forwards, long enough for the browser's coarse clock) and the reader's own measurements (spread.mjs).
 // Every draw, accept test and greedy pick is a call into widgets/sampler.py in Pyodide, through sampler_bridge.mjs.
 //
-// Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, modelsURL, files, sha256,
-//                stallMs}               files: name → bytes; sha256: name → hex (checked before parsing)
-//               {type: "e6-measure", id, args: {draft, context, drafted}, modelsURL, files, sha256, stallMs}
+// Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, target, modelsURL, files,
+//                sha256, stallMs}       target: the target model's name (c13.json → constants, through the page);
+//                                        files: name → bytes; sha256: name → hex (checked before parsing)
+//               {type: "e6-measure", id, args: {draft, context, drafted}, target, modelsURL, files, sha256, stallMs}
 //                                        the measuring phase again (再测一次) with the models already loaded, at
 //                                        the context a run's result gave (result.timing); done: {timing, kernel}
 //               {type: "e6-cancel"}      the running job is answered as cancelled at once: its downloads are
@@ -28,8 +29,6 @@ import { figures } from "./spread.mjs";
 import { STALL_MS, fetchBytes, incompleteError, mismatchError, sha256Hex, unreadableError } from "./download.mjs";
 
 export { samplerAdapter, sha256Hex };
-
-const TARGET = "ref_baseline";
 
 
 /** What the two runs counted and their wall clocks: with the measuring phase's samples, the report's figures
@@ -199,12 +198,13 @@ export class Engine {
     this.loaded.delete(name);
   }
 
-  async models(args, modelsURL, files, emit, sha256, options) {
-    const names = ["tokenizer.json", `${TARGET}.safetensors`, `${args.draft}.safetensors`];
+  async models({ args, target, modelsURL, files, sha256 }, emit, options) {
+    if (typeof target !== "string" || !target) throw new Error("E6 的请求里没有目标模型的名字。请重新构建站点（make site）。");
+    const names = ["tokenizer.json", `${target}.safetensors`, `${args.draft}.safetensors`];
     if (files && !Object.hasOwn(files, names[2])) throw new Error(`没有名为 ${args.draft} 的草稿模型。`);
-    const [tokenizer, target, draft] = await Promise.all(names.map((n) => this.load(n, modelsURL, files, emit, sha256,
-      options)));
-    return { tokenizer, target, draft, names };
+    const [tokenizer, targetModel, draft] = await Promise.all(names.map((n) => this.load(n, modelsURL, files, emit,
+      sha256, options)));
+    return { tokenizer, target: targetModel, draft, names };
   }
 
   /** The measuring phase over fresh decoders of the two models (their first call fills their caches). */
@@ -215,11 +215,11 @@ export class Engine {
 
   /** 再测一次: the measuring phase again, with the models this worker holds (loaded again should one be gone). */
   async remeasure(m, job) {
-    const { args, modelsURL, files, sha256 } = m;
+    const { args } = m;
     const emit = (event) => this.post({ type: "e6-event", id: m.id, event });
-    const held = ["tokenizer.json", `${TARGET}.safetensors`, `${args.draft}.safetensors`].every((n) => this.loaded.has(n));
+    const held = ["tokenizer.json", `${m.target}.safetensors`, `${args.draft}.safetensors`].every((n) => this.loaded.has(n));
     if (!held) emit({ type: "e6-stage", stage: "weights" }); // a file dropped since the run: downloaded again
-    const models = await this.models(args, modelsURL, files, emit, sha256,
+    const models = await this.models(m, emit,
       { signal: job.controller.signal, stallMs: Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS });
     if (job.cancelled) throw cancelledError();
     const { context, drafted } = args;
@@ -240,7 +240,7 @@ export class Engine {
   }
 
   async run(m, job) {
-    const { args, modelsURL, files, sha256 } = m;
+    const { args } = m;
     const stallMs = Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS;
     const emit = (event) => this.post({ type: "e6-event", id: m.id, event });
     const cancelled = () => job.cancelled;
@@ -253,7 +253,7 @@ export class Engine {
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`k = ${args.k}：草稿每轮至少要提议 1 个 token（k 取正整数）。`);
     if (!(Number.isInteger(nNew) && nNew >= 1)) throw new Error(`新 token 数 ${args.nNew} 不是正整数。`);
     emit({ type: "e6-stage", stage: "weights" });
-    const models = await this.models(args, modelsURL, files, emit, sha256, { signal: job.controller.signal, stallMs });
+    const models = await this.models(m, emit, { signal: job.controller.signal, stallMs });
     const { tokenizer, target, draft, names } = models;
     if (cancelled()) throw cancelledError();
     this.sampler ??= samplerAdapter(this.pyodide);

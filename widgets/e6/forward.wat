@@ -5,11 +5,20 @@
 ;; forward-relaxed.wasm, each in place of the `;; @kernels` line below.
 ;;
 ;; Every pointer is a byte offset into memory; every float is a float32 and every sum runs in float32 lanes.
-;; A linear layer's weight is "packed" by wasm.mjs: the output rows in blocks of 8 and, inside a block, the inputs
-;; in groups of 4, the 8 rows' 4 values after one another (8 vectors, 128 bytes). A kernel then walks one block
-;; as a single stream, and each weight vector it loads serves several input rows (the k + 1 positions of a
-;; verification): 4 rows x 2 outputs, 2 rows x 4 outputs or 1 row x 8 outputs, at most 8 accumulators, so that
-;; V8 keeps everything in the 16 xmm registers of x64. The 4 lanes of an accumulator are summed at the end.
+;; A linear layer's weight is "packed" by wasm.mjs: the output rows in blocks of 8, each as its two halves of 4 rows
+;; one after the other, and in a half, the inputs in groups of 4, the 4 rows' 4 values after one another (4
+;; vectors, 64 bytes). A kernel walks one block, and each weight vector it loads serves several input rows (the
+;; k + 1 positions of a verification): 4 rows x 2 outputs (half of each group of a half), 2 rows x 4 outputs (a
+;; half) or 1 row x 8 outputs (both halves side by side), at most 8 accumulators. So every kernel reads whole
+;; cache lines in the order they lie in (kernels that took every other cache line of a block got their weights from
+;; memory more slowly). The 4 lanes of an accumulator are summed at the end, in one call that takes all of a
+;; kernel's accumulators: V8 stores a value that must outlive a call into its stack slot where the value is
+;; computed, in every iteration of a loop (as Node 20's optimizing compiler shows its code). That compiler also
+;; loads all the vectors of an iteration before its first multiply-add and allocates 15 xmm registers (xmm15 is
+;; its scratch): with the relaxed kernels, 2 rows x 4 and 4 rows x 2 outputs keep everything in registers, and
+;; 1 row x 8 outputs (8 accumulators, 8 weights and the input: 17 values) keeps an accumulator and a weight on the
+;; stack, yet ran faster in Chromium than 4 accumulators did; with the standard ones, the 8 products of an
+;; iteration all come before the 8 additions, and each kernel passes 2 values through the stack in every iteration.
 (module
   (import "env" "memory" (memory 1))
 
@@ -155,6 +164,26 @@
     (v128.store64_lane 0 (local.get $p) (local.get $v))
     (v128.store64_lane 1 (local.get $q) (local.get $v)))
 
+  ;; the end of $mm2x4 and $mm1x8: 4 outputs at p from the lane sums of a0 … a3 and 4 outputs `row` bytes further
+  ;; from those of b0 … b3 (the next input row's, or with row = 16 the next 4 outputs of the same row); stored or
+  ;; added
+  (func $put2x4 (param $p i32) (param $row i32) (param $a0 v128) (param $a1 v128) (param $a2 v128) (param $a3 v128)
+                (param $b0 v128) (param $b1 v128) (param $b2 v128) (param $b3 v128) (param $add i32)
+    (call $put4 (local.get $p) (call $hsum4 (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3))
+                (local.get $add))
+    (call $put4 (i32.add (local.get $p) (local.get $row))
+                (call $hsum4 (local.get $b0) (local.get $b1) (local.get $b2) (local.get $b3)) (local.get $add)))
+
+  ;; the end of $mm4x2: 4 rows x 2 outputs, row r (at p + r row) from the lane sums of r's two accumulators (a0 a1,
+  ;; b0 b1, c0 c1, d0 d1); stored or added
+  (func $put4x2 (param $p i32) (param $row i32) (param $a0 v128) (param $a1 v128) (param $b0 v128) (param $b1 v128)
+                (param $c0 v128) (param $c1 v128) (param $d0 v128) (param $d1 v128) (param $add i32)
+    (call $put2x2 (local.get $p) (i32.add (local.get $p) (local.get $row))
+      (call $hsum4 (local.get $a0) (local.get $a1) (local.get $b0) (local.get $b1)) (local.get $add))
+    (local.set $p (i32.add (local.get $p) (i32.shl (local.get $row) (i32.const 1))))
+    (call $put2x2 (local.get $p) (i32.add (local.get $p) (local.get $row))
+      (call $hsum4 (local.get $c0) (local.get $c1) (local.get $d0) (local.get $d1)) (local.get $add)))
+
   ;; ------------------------------------------------------------------------------------------- linear layers
 
   ;; @kernels: the linear layers' kernels $mm1x8, $mm2x4 and $mm4x2, put here by assemble_wasm.mjs from
@@ -163,12 +192,15 @@
   ;; out[t, o] (+)= sum_i W[o, i] x[t, i] for T rows, W packed (nOut a multiple of 8, nIn of 4); with add the
   ;; result is added to out instead of stored. One block of 8 output rows at a time (8 nIn floats: it stays in
   ;; the L1/L2 cache while every input row passes over it, so the weights come from memory once per call), and
-  ;; the rows 4 at a time (each weight vector loaded once for the 4), then a pair, then a single row.
+  ;; the rows 4 at a time (each weight vector loaded once for the 4), then a pair, then a single row; 4 rows or
+  ;; a pair take the block's two halves one after the other, a single row both side by side.
   (func (export "matmul") (param $out i32) (param $x i32) (param $w i32) (param $T i32) (param $nIn i32)
                           (param $nOut i32) (param $add i32)
-    (local $t i32) (local $o i32) (local $row i32) (local $xs i32) (local $xr i32) (local $orow i32) (local $j i32)
+    (local $t i32) (local $o i32) (local $row i32) (local $xs i32) (local $xr i32) (local $orow i32) (local $half i32)
+    (local $j i32)
     (local.set $row (i32.shl (local.get $nOut) (i32.const 2)))  ;; bytes of one output row
     (local.set $xs (i32.shl (local.get $nIn) (i32.const 2)))    ;; bytes of one input row
+    (local.set $half (i32.shl (local.get $nIn) (i32.const 4)))  ;; bytes of half a block
     (loop $block
       (local.set $t (i32.const 0))
       (local.set $xr (local.get $x))
@@ -176,10 +208,11 @@
       (block $fours (loop $four
         (br_if $fours (i32.gt_u (i32.add (local.get $t) (i32.const 4)) (local.get $T)))
         (local.set $j (i32.const 0))
-        (loop $pair  ;; the block's output rows 2j, 2j + 1: 32 bytes into each 128-byte group
+        (loop $pair  ;; the block's output rows 2j, 2j + 1: 32 bytes into each 64-byte group of half j / 2
           (call $mm4x2 (i32.add (local.get $orow) (i32.shl (local.get $j) (i32.const 3))) (local.get $xr)
-            (i32.add (local.get $w) (i32.shl (local.get $j) (i32.const 5))) (local.get $nIn) (local.get $row)
-            (local.get $add))
+            (i32.add (i32.add (local.get $w) (i32.mul (i32.shr_u (local.get $j) (i32.const 1)) (local.get $half)))
+                     (i32.shl (i32.and (local.get $j) (i32.const 1)) (i32.const 5)))
+            (local.get $nIn) (local.get $row) (local.get $add))
           (local.set $j (i32.add (local.get $j) (i32.const 1)))
           (br_if $pair (i32.lt_u (local.get $j) (i32.const 4))))
         (local.set $t (i32.add (local.get $t) (i32.const 4)))
@@ -189,14 +222,14 @@
       (if (i32.le_u (i32.add (local.get $t) (i32.const 2)) (local.get $T)) (then
         (call $mm2x4 (local.get $orow) (local.get $xr) (local.get $w) (local.get $nIn) (local.get $row)
           (local.get $add))
-        (call $mm2x4 (i32.add (local.get $orow) (i32.const 16)) (local.get $xr) (i32.add (local.get $w) (i32.const 64))
-          (local.get $nIn) (local.get $row) (local.get $add))
+        (call $mm2x4 (i32.add (local.get $orow) (i32.const 16)) (local.get $xr)
+          (i32.add (local.get $w) (local.get $half)) (local.get $nIn) (local.get $row) (local.get $add))
         (local.set $t (i32.add (local.get $t) (i32.const 2)))
         (local.set $xr (i32.add (local.get $xr) (i32.shl (local.get $xs) (i32.const 1))))
         (local.set $orow (i32.add (local.get $orow) (i32.shl (local.get $row) (i32.const 1))))))
       (if (i32.lt_u (local.get $t) (local.get $T)) (then
         (call $mm1x8 (local.get $orow) (local.get $xr) (local.get $w) (local.get $nIn) (local.get $add))))
-      (local.set $w (i32.add (local.get $w) (i32.shl (local.get $nIn) (i32.const 5))))  ;; the next block
+      (local.set $w (i32.add (local.get $w) (i32.shl (local.get $half) (i32.const 1))))  ;; the next block
       (local.set $o (i32.add (local.get $o) (i32.const 8)))
       (br_if $block (i32.lt_u (local.get $o) (local.get $nOut)))))
 

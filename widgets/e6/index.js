@@ -8,7 +8,7 @@
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
 // cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run; data-measure ∈
 // running | done | failed | cancelled for the last 再测一次 (the shown run stays done).
-import { el, fill, mount, uid } from "../c13-util.js";
+import { E6_MEASURED, el, fill, mount, uid } from "../c13-util.js";
 import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
 import { addSamples, showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
@@ -126,6 +126,15 @@ function reset(section, w, args) {
   w.progress.node.classList.remove("c13-error");
 }
 
+/** The reader's measured costs, for E5 (c13-util.js E6_MEASURED): the run's draft and k, c, v(k), the forward. */
+function publish(result) {
+  const m = result.measured;
+  const sp = m.spread.speedupModel;
+  document.dispatchEvent(new CustomEvent(E6_MEASURED, { detail: { draft: result.draft, k: result.k, c: m.c, v: m.v,
+    kernel: result.kernel ?? "js", speedupModel: { median: m.speedupModel, min: sp?.min ?? m.speedupModel,
+      max: sp?.max ?? m.speedupModel } } }));
+}
+
 /** Bytes a request with these arguments downloads: the files it needs that the worker does not hold yet. */
 function toDownload(data, args) {
   const held = data.python.state === "ready" ? data.python.e6Kept || [] : [];
@@ -150,6 +159,7 @@ async function runOnce(ui, args) {
     const identical = showTexts(w.texts, result, w.labelOf);
     if (result.temperature === 0) section.dataset.identical = String(identical);
     showReport(w.report, result, ui.reportOptions);
+    publish(result);
     ui.shown = result;
     w.progress.say(`完成：目标单独写 ${result.target.tokens.length} 个 token，投机解码 ${result.speculative.rounds} 轮，` +
       `计时 ${result.measured.n} 轮。`);
@@ -181,6 +191,7 @@ async function measureAgain(ui) {
       drafted: base.timing.drafted }, (event) => onEvent(section, w, event));
     ui.shown = addSamples({ ...base, kernel: answer.kernel, kernelNote: answer.kernelNote }, answer.timing);
     showReport(w.report, ui.shown, ui.reportOptions);
+    publish(ui.shown);
     w.progress.say(`再测完成：加了 ${answer.timing.samples.length} 轮样本，现在共 n = ${ui.shown.measured.n} 轮。`);
     section.dataset.measure = "done";
   } catch (err) {
@@ -215,7 +226,8 @@ export function render(section, data) {
   }
   const longest = longestToken(data.labels);
   const ui = { section, data, running: false, shown: null,
-    reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data) } };
+    reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data),
+      accounting: data.accounting.drafts } };
   const w = (ui.w = build(live, data, () => run(), () => { if (!ui.running && ui.shown) measureAgain(ui); }));
   ui.setRunning = (on) => {
     ui.running = on;

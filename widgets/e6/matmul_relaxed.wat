@@ -2,32 +2,33 @@
 ;; multiply-add on x64 with FMA: half the arithmetic instructions, and one rounding instead of two). Used for
 ;; forward-relaxed.wasm where the engine validates relaxed SIMD (widgets/e6/forwards.mjs), else forward.wasm.
 
-  ;; 1 input row x (n inputs) against the 8 output rows of the packed block w: out[0..8] (+)= W x
+  ;; 1 input row x (n inputs) against the 8 output rows of the packed block w (its two halves, w and v = w + 16 n
+  ;; bytes, walked side by side): out[0..8] (+)= W x
   (func $mm1x8 (param $out i32) (param $x i32) (param $w i32) (param $n i32) (param $add i32)
-    (local $end i32) (local $xv v128)
+    (local $end i32) (local $v i32) (local $xv v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local $a4 v128) (local $a5 v128) (local $a6 v128) (local $a7 v128)
     (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $v (i32.add (local.get $w) (i32.shl (local.get $n) (i32.const 4))))
     (loop $next
       (local.set $xv (v128.load (local.get $x)))
       (local.set $a0 (f32x4.relaxed_madd (v128.load offset=0 (local.get $w)) (local.get $xv) (local.get $a0)))
       (local.set $a1 (f32x4.relaxed_madd (v128.load offset=16 (local.get $w)) (local.get $xv) (local.get $a1)))
       (local.set $a2 (f32x4.relaxed_madd (v128.load offset=32 (local.get $w)) (local.get $xv) (local.get $a2)))
       (local.set $a3 (f32x4.relaxed_madd (v128.load offset=48 (local.get $w)) (local.get $xv) (local.get $a3)))
-      (local.set $a4 (f32x4.relaxed_madd (v128.load offset=64 (local.get $w)) (local.get $xv) (local.get $a4)))
-      (local.set $a5 (f32x4.relaxed_madd (v128.load offset=80 (local.get $w)) (local.get $xv) (local.get $a5)))
-      (local.set $a6 (f32x4.relaxed_madd (v128.load offset=96 (local.get $w)) (local.get $xv) (local.get $a6)))
-      (local.set $a7 (f32x4.relaxed_madd (v128.load offset=112 (local.get $w)) (local.get $xv) (local.get $a7)))
-      (local.set $w (i32.add (local.get $w) (i32.const 128)))
+      (local.set $a4 (f32x4.relaxed_madd (v128.load offset=0 (local.get $v)) (local.get $xv) (local.get $a4)))
+      (local.set $a5 (f32x4.relaxed_madd (v128.load offset=16 (local.get $v)) (local.get $xv) (local.get $a5)))
+      (local.set $a6 (f32x4.relaxed_madd (v128.load offset=32 (local.get $v)) (local.get $xv) (local.get $a6)))
+      (local.set $a7 (f32x4.relaxed_madd (v128.load offset=48 (local.get $v)) (local.get $xv) (local.get $a7)))
+      (local.set $w (i32.add (local.get $w) (i32.const 64)))
+      (local.set $v (i32.add (local.get $v) (i32.const 64)))
       (local.set $x (i32.add (local.get $x) (i32.const 16)))
       (br_if $next (i32.lt_u (local.get $x) (local.get $end))))
-    (call $put4 (local.get $out) (call $hsum4 (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3))
-                (local.get $add))
-    (call $put4 (i32.add (local.get $out) (i32.const 16))
-                (call $hsum4 (local.get $a4) (local.get $a5) (local.get $a6) (local.get $a7)) (local.get $add)))
+    (call $put2x4 (local.get $out) (i32.const 16) (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3)
+      (local.get $a4) (local.get $a5) (local.get $a6) (local.get $a7) (local.get $add)))
 
-  ;; 2 input rows (x and x + n floats) against 4 output rows of a packed block, w pointing at the first of them:
-  ;; out[0..4] and out[nOut..nOut + 4] (+)= W x; `row` is the byte stride of the output rows
+  ;; 2 input rows (x and x + n floats) against the 4 output rows of a half block, w pointing at it: out[0..4] and
+  ;; out[nOut..nOut + 4] (+)= W x; `row` is the byte stride of the output rows
   (func $mm2x4 (param $out i32) (param $x i32) (param $w i32) (param $n i32) (param $row i32) (param $add i32)
     (local $end i32) (local $y i32) (local $xv v128) (local $yv v128)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128)
@@ -50,15 +51,13 @@
       (local.set $b1 (f32x4.relaxed_madd (local.get $w1) (local.get $yv) (local.get $b1)))
       (local.set $b2 (f32x4.relaxed_madd (local.get $w2) (local.get $yv) (local.get $b2)))
       (local.set $b3 (f32x4.relaxed_madd (local.get $w3) (local.get $yv) (local.get $b3)))
-      (local.set $w (i32.add (local.get $w) (i32.const 128)))
+      (local.set $w (i32.add (local.get $w) (i32.const 64)))
       (local.set $x (i32.add (local.get $x) (i32.const 16)))
       (br_if $next (i32.lt_u (local.get $x) (local.get $end))))
-    (call $put4 (local.get $out) (call $hsum4 (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3))
-                (local.get $add))
-    (call $put4 (i32.add (local.get $out) (local.get $row))
-                (call $hsum4 (local.get $b0) (local.get $b1) (local.get $b2) (local.get $b3)) (local.get $add)))
+    (call $put2x4 (local.get $out) (local.get $row) (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3)
+      (local.get $b0) (local.get $b1) (local.get $b2) (local.get $b3) (local.get $add)))
 
-  ;; 4 input rows (x + r n floats, r = 0 … 3) against 2 output rows of a packed block, w pointing at the first:
+  ;; 4 input rows (x + r n floats, r = 0 … 3) against 2 output rows of a half block, w pointing at the first:
   ;; out[r nOut + 0..2] (+)= W x_r
   (func $mm4x2 (param $out i32) (param $x i32) (param $w i32) (param $n i32) (param $row i32) (param $add i32)
     (local $end i32) (local $s i32) (local $s2 i32) (local $s3 i32) (local $xv v128) (local $w0 v128) (local $w1 v128)
@@ -83,11 +82,8 @@
       (local.set $xv (v128.load (i32.add (local.get $x) (local.get $s3))))
       (local.set $d0 (f32x4.relaxed_madd (local.get $w0) (local.get $xv) (local.get $d0)))
       (local.set $d1 (f32x4.relaxed_madd (local.get $w1) (local.get $xv) (local.get $d1)))
-      (local.set $w (i32.add (local.get $w) (i32.const 128)))
+      (local.set $w (i32.add (local.get $w) (i32.const 64)))
       (local.set $x (i32.add (local.get $x) (i32.const 16)))
       (br_if $next (i32.lt_u (local.get $x) (local.get $end))))
-    (call $put2x2 (local.get $out) (i32.add (local.get $out) (local.get $row))
-      (call $hsum4 (local.get $a0) (local.get $a1) (local.get $b0) (local.get $b1)) (local.get $add))
-    (local.set $out (i32.add (local.get $out) (i32.shl (local.get $row) (i32.const 1))))
-    (call $put2x2 (local.get $out) (i32.add (local.get $out) (local.get $row))
-      (call $hsum4 (local.get $c0) (local.get $c1) (local.get $d0) (local.get $d1)) (local.get $add)))
+    (call $put4x2 (local.get $out) (local.get $row) (local.get $a0) (local.get $a1) (local.get $b0) (local.get $b1)
+      (local.get $c0) (local.get $c1) (local.get $d0) (local.get $d1) (local.get $add)))

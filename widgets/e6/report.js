@@ -1,8 +1,9 @@
 // The reader's own measurements after an E6 run: which forward ran and how it was timed; c, v(k), α and tokens
 // per target forward; tokens per second; the time split into target forwards, draft forwards and acceptance
 // (Python); the measured speedups beside the predictions from the reader's c and v(k) (E[N] ÷ (k·c + v(k)),
-// widgets/figures/speedup.mjs) and from the lesson's v = 1. The timed figures are medians over the measuring
-// phase's samples with their quartiles (spread.mjs, which the worker used too); 再测一次 adds samples to them.
+// widgets/figures/speedup.mjs) and from the lesson's formula (the body's α and c = the parameter ratio, v = 1). The
+// timed figures are medians over the measuring phase's samples with their quartiles (spread.mjs, which the worker
+// used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind).
 import { el, fill, fixed, fromMarkup, ms, num, pct, times, uid } from "../c13-util.js";
 import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
   from "../figures/roofline.mjs";
@@ -17,7 +18,7 @@ const kernelName = (kernel, simd) => {
   return typeof name === "string" ? name : name[simd] ?? name.standard;
 };
 
-function table(caption, head, rows, cls) {
+function table(caption, head, rows, cls, kinds = {}) {
   // no class on the table itself: the theme styles plain tables (.md-typeset table:not([class])); the box scrolls
   // a table too wide for a phone, so the keyboard reaches it (tabindex) and it has a name
   return el("div", { class: `c13-scroll c13-e6-table ${cls}`, tabindex: 0, role: "region", "aria-label": caption },
@@ -25,8 +26,12 @@ function table(caption, head, rows, cls) {
     el("caption", { text: caption }),
     el("thead", null, el("tr", null, head.map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", null, rows.map(([name, ...cells]) => el("tr", { "data-row": name[0] },
-      el("th", { scope: "row", text: name[1] }), cells.map((c) => el("td", { text: c })))))));
+      el("th", { scope: "row", text: name[1] }),
+      cells.map((c) => el("td", { text: c, "data-kind": kinds[name[0]] ?? kinds.all })))))));
 }
+
+// what each speedup row is (formats.mjs SPEED_KINDS)
+const SPEED_ROW_KINDS = { model: "wall-clock", "end-to-end": "wall-clock", own: "formula-measured", lesson: "formula" };
 
 const msOr = (v) => (typeof v === "number" && Number.isFinite(v) ? ms(v) : "—");
 const perSecond = (v) => num(Math.round(v));
@@ -36,9 +41,9 @@ function range(s, f) {
   return s ? `${f(s.min)}–${f(s.max)}` : "—";
 }
 
-/** The predictions the page computes from the reader's own figures (never part of the worker's result). */
-export function predictions(m, k) {
-  return { own: measuredSpeedup(m.alpha, m.c, k, m.v), lesson: measuredSpeedup(m.alpha, m.c, k, 1) };
+/** The page's predictions: from the reader's α, c and v(k); the body's formula (its α, c = parameter ratio, v = 1). */
+export function predictions(m, k, body) {
+  return { own: measuredSpeedup(m.alpha, m.c, k, m.v), lesson: measuredSpeedup(body.alpha, body.c, k, 1) };
 }
 
 /** The samples of a 再测一次 added to the result's: the figures recomputed over all of them (spread.mjs). */
@@ -83,12 +88,12 @@ function tables(result, k, target, p) {
     [["per-forward", "每次目标前向产出的 token"],
       `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`, "—"],
   ], "c13-e6-costs");
-  const rate = table("每秒写出的 token", ["写法", "只算模型时间", "各轮最小–最大", "端到端（整段运行）"], [
+  const rate = table("每秒写出的 token（你的机器上的实测墙钟）", ["写法", "只算模型时间", "各轮最小–最大", "端到端（整段运行）"], [
     [["target", "目标单独写"], perSecond(m.perSecond.target.model), range(sp.targetPerSecond, perSecond),
       perSecond(m.perSecond.target.endToEnd)],
     [["speculative", `投机解码（${result.draft}，k = ${k}）`], perSecond(m.perSecond.speculative.model),
       range(sp.speculativePerSecond, perSecond), perSecond(m.perSecond.speculative.endToEnd)],
-  ], "c13-e6-rate");
+  ], "c13-e6-rate", { all: "wall-clock" });
   const split = table("时间花在哪（毫秒，整段运行合计）", ["部分", "目标单独写", "投机解码"], [
     [["target", "目标前向"], msOr(t.ms.target), msOr(s.ms.target)],
     [["draft", "草稿前向"], "—", msOr(s.ms.draft)],
@@ -97,12 +102,12 @@ function tables(result, k, target, p) {
     [["forwards", "目标前向次数"], num(t.forwards), num(s.targetForwards)],
   ], "c13-e6-split");
   const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速", "各轮最小–最大"], [
-    [["model", "实测，只算模型时间（计时段的中位数 × 这次运行的前向次数）"], times(m.speedupModel),
+    [["model", "实测墙钟，只算模型时间（计时段的中位数 × 这次运行的前向次数）"], times(m.speedupModel),
       range(sp.speedupModel, times)],
-    [["end-to-end", "实测，端到端（两次运行各自的总时间，含 Python 判定）"], times(m.speedupEndToEnd), "—"],
-    [["own", "预测：你的 c 与 v(k)，E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
-    [["lesson", "预测：正文的公式（v = 1）"], times(p.lesson), "—"],
-  ], "c13-e6-speed");
+    [["end-to-end", "实测墙钟，端到端（两次运行各自的总时间，含 Python 判定）"], times(m.speedupEndToEnd), "—"],
+    [["own", "公式代入你的 c 与 v(k)：E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
+    [["lesson", `正文的公式：E5 表里 ${result.draft} 的 α 和 c = 参数比，v = 1`], times(p.lesson), "—"],
+  ], "c13-e6-speed", SPEED_ROW_KINDS);
   return [costs, rate, split, speed];
 }
 
@@ -165,9 +170,9 @@ function roofline(result, k, { anchor, buildRoof }) {
     roofKernel: roof.kernel, roofPoints: points.length } };
 }
 
-export function showReport(box, result, { target, vocab, anchor, buildRoof }) {
+export function showReport(box, result, { target, vocab, anchor, buildRoof, accounting }) {
   const k = result.k;
-  const p = predictions(result.measured, k);
+  const p = predictions(result.measured, k, accounting[result.draft]);
   const why = el("p", { class: "c13-e6-why", text: whyText(result.measured, result.speculative, k, vocab) });
   const roof = roofline(result, k, { anchor, buildRoof });
   fill(box, el("h4", { text: "你的机器上的实测" }), method(result), ...tables(result, k, target, p), why, ...roof.nodes);

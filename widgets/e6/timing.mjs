@@ -2,7 +2,7 @@
 // repeated forwards, timed long enough for a coarse clock.
 //
 // Why: in a worker of a page that is not cross-origin isolated, performance.now() steps by 0.1 ms, and one forward
-// of the small draft takes about 0.4 ms, so one call read alone is off by up to a quarter. Here one block repeats
+// of the small draft lasts only a few of those steps, so one call read alone is off by a large share of it. Here one block repeats
 // one kind of call until the block lasts at least `minBlockMs` by the clock (fifty steps of it, at least 5 ms); the
 // block's time ÷ its calls is one sample, off by at most one step ÷ the block. The kinds are the target's
 // one-position forward, the draft's, and the target's verify of k + 1 positions, at one context (the reader's

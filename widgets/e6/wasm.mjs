@@ -17,12 +17,13 @@ export function wasmShapeProblem({ n_embd: C, n_head: H, vocab_size: V }) {
   return null;
 }
 
-// A linear layer's weight (nOut × nIn, rows contiguous) in the kernels' order: blocks of 8 output rows, and in a
-// block, for each group of 4 inputs, the 8 rows' 4 values one after another.
+// A linear layer's weight (nOut × nIn, rows contiguous) in the kernels' order: blocks of 8 output rows, each as its
+// two halves of 4 rows one after the other, and in a half, for each group of 4 inputs, the 4 rows' 4 values one
+// after another.
 function pack(dst, at, W, nOut, nIn) {
   for (let o = 0; o < nOut; o++) {
-    const base = at + (o >> 3) * nIn * 8 + (o & 7) * 4;
-    for (let i = 0; i < nIn; i++) dst[base + (i >> 2) * 32 + (i & 3)] = W[o * nIn + i];
+    const base = at + (o >> 2) * nIn * 4 + (o & 3) * 4;
+    for (let i = 0; i < nIn; i++) dst[base + (i >> 2) * 16 + (i & 3)] = W[o * nIn + i];
   }
 }
 

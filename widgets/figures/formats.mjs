@@ -69,6 +69,34 @@ export function times(value, digits = 2) {
   return `${fixed(finite(value, "times"), digits)}×`;
 }
 
+/** What a speed figure is, as generator/pages/formats.py SPEED_KINDS: the lesson's formula (v = 1), the formula with
+ *  measured costs, a measured wall clock, or a paper's own report. */
+export const SPEED_KINDS = {
+  formula: "课上的公式（v = 1）",
+  "formula-measured": "公式代入实测的 c 和 v(k)",
+  "wall-clock": "实测墙钟",
+  reported: "作者自报，未经我们复现",
+};
+
+// the escapes of Python's markupsafe, so that the speed markup is the same byte for byte in both languages
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;" };
+
+/** Text safe inside an element or a quoted attribute (every figure's text and attributes: svg.mjs). */
+export function escapeHtml(value) {
+  return String(value).replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+}
+
+/** A speed figure, already formatted, marked with what it is (the Jinja filter `speed`): its kind as data-kind and,
+ *  as its title, the kind in words and where it comes from (machine, engine, date; or c = 参数比). */
+export function speed(text, kind, where = null) {
+  if (!Object.hasOwn(SPEED_KINDS, kind)) {
+    throw new Error(`speed: unknown kind ${kind}; expected one of ${Object.keys(SPEED_KINDS).join(", ")}`);
+  }
+  const title = SPEED_KINDS[kind] + (where ? `：${where}` : "");
+  return `<span class="c13-speed" data-kind="${escapeHtml(kind)}" title="${escapeHtml(title)}">` +
+    `${escapeHtml(text)}</span>`;
+}
+
 /** Python's "g" format: six significant digits, no trailing zeros: 0.85 → "0.85", 2.0 → "2", 4.2e-05 → "4.2e-05". */
 export function asWritten(value) {
   return general(finite(value, "as_written"), 6);
@@ -125,4 +153,4 @@ export function chineseUnits(value) {
 
 /** The formats by the names of the Jinja filters they follow (for the parity test). */
 export const FORMATS = { fixed, pct, sig, prob, ms, num, times, as_written: asWritten,
-  times_as_reported: timesAsReported, gb, gflop, chinese_units: chineseUnits };
+  times_as_reported: timesAsReported, gb, gflop, chinese_units: chineseUnits, speed };

@@ -2,9 +2,10 @@
 // costs. measuredCosts: per draft, speedup against k — the lesson's line (c = parameter ratio, v = 1), the line
 // with the measured costs E[N] / (k·c + v(k)), the measured wall-clock speedups with their spread, the 1× line.
 // measuredVerify: v(k), the cost of verifying k + 1 positions in target forwards, against the ideal v = 1 and
-// k + 1 separate forwards. measuredTable: the same figures as a table (also E6's static version). Each figure has
-// a wide and a narrow layout (the page's CSS shows the one that fits), text never under 11 px at 375 px.
-import { fixed, pct, times } from "./formats.mjs";
+// k + 1 separate forwards. measuredTable: the same figures as a table (also E6's static version), each speedup
+// cell marked with its kind (data-kind, formats.mjs SPEED_KINDS). Each figure has a wide and a narrow layout (the page's CSS shows the one
+// that fits), text never under 11 px at 375 px; the speedup figure's wrapper names the three kinds it draws.
+import { SPEED_KINDS, fixed, pct, times } from "./formats.mjs";
 import { axisRange, frame, marker, measuredSpeedup } from "./speedup.mjs";
 import { coord, escapeHtml, line, svg, text, twoLayouts } from "./svg.mjs";
 
@@ -21,7 +22,7 @@ const VERIFY = {
 };
 const LEGEND = [
   { cls: "c13-mc-lesson", text: "课上公式：c = 参数比，v = 1" },
-  { cls: "c13-mc-cost", text: "实测代价：E[N] ÷ (k·c + v(k))" },
+  { cls: "c13-mc-cost", text: "公式代入实测的 c、v(k)：E[N] ÷ (k·c + v(k))" },
   { cls: "c13-mc-point", text: "实测墙钟（竖线：最小–最大）", point: true },
   { cls: "c13-baseline", text: "1× = 不投机" },
 ];
@@ -75,8 +76,8 @@ function legend(L, top) {
 function describe(args, all) {
   return args.drafts.map((d, j) => `${d.name}：` + args.ks.map((k, i) => {
     const p = all[j].points.find((pt) => pt.k === k);
-    return `k = ${k}：课上公式 ${times(all[j].lesson[i])}，实测代价 ${times(all[j].cost[i])}` +
-      (p ? `，实测 ${times(p.median)}` : "");
+    return `k = ${k}：课上公式 ${times(all[j].lesson[i])}，代入实测代价的公式 ${times(all[j].cost[i])}` +
+      (p ? `，实测墙钟 ${times(p.median)}` : "");
   }).join("；")).join("。") + "。";
 }
 
@@ -96,7 +97,8 @@ function costsLayout(args, layout, svgId) {
 /** Speedup against k per draft. args: {id, ks, drafts: [{name, alpha, cParams, c, v (medians in ks order),
  *  points: [{k, median, min, max}]}]}. */
 export function measuredCosts(args) {
-  return twoLayouts(args.id || "mc-speedup", (layout, svgId) => costsLayout(args, layout, svgId));
+  return twoLayouts(args.id || "mc-speedup", (layout, svgId) => costsLayout(args, layout, svgId),
+    { extra: { "data-kind": "formula formula-measured wall-clock" } });
 }
 
 function verifyLayout(args, layout, svgId) {
@@ -135,21 +137,38 @@ export function measuredVerify(args) {
   return twoLayouts(args.id || "mc-verify", (layout, svgId) => verifyLayout(args, layout, svgId));
 }
 
+// the table's columns: k, v(k), then the three kinds of speedup (the lesson's formula, the formula with the measured
+// costs, the measured wall clock with its spread); each speedup column names its kind (formats.mjs SPEED_KINDS) on
+// its cells, and in its heading's title where the figures come from (args.where: {measured, wallClock})
+const TABLE_COLUMNS = [
+  { head: "k" }, { head: "v(k)" },
+  { head: "课上公式（c = 参数比，v = 1）", kind: "formula", where: () => "c = 参数比" },
+  { head: "公式代入实测的 c、v(k)", kind: "formula-measured", where: (w) => w.measured },
+  { head: "实测墙钟（中位数）", kind: "wall-clock", where: (w) => w.wallClock },
+  { head: "墙钟最小–最大", kind: "wall-clock", where: (w) => w.wallClock },
+];
+
 /** The figures as a table: per draft and k, v(k), the lesson's prediction, the measured-cost one, the measured
- *  speedup with its spread. args: {ks, vByK: {k: median}, drafts: [as measuredCosts], caption?}. */
+ *  speedup with its spread, each speedup cell marked with its column's kind. args: {ks, drafts: [as measuredCosts],
+ *  where, caption?}. */
 export function measuredTable(args) {
-  const { ks } = args;
-  const head = "<thead><tr><th>k</th><th>v(k)</th><th>课上公式</th><th>实测代价</th><th>实测</th><th>最小–最大</th></tr></thead>";
+  const { ks, where = {} } = args;
+  const th = (col) => {
+    const title = col.kind ? ` title="${escapeHtml(SPEED_KINDS[col.kind] + (col.where(where) ? `：${col.where(where)}` : ""))}"` : "";
+    return `<th scope="col"${title}>${escapeHtml(col.head)}</th>`;
+  };
+  const head = `<thead><tr>${TABLE_COLUMNS.map(th).join("")}</tr></thead>`;
+  const td = (text, i) => (TABLE_COLUMNS[i].kind ? `<td data-kind="${TABLE_COLUMNS[i].kind}">${text}</td>` : `<td>${text}</td>`);
   const groups = args.drafts.map((d) => {
     const s = draftSeries(d, ks);
     const rows = ks.map((k, i) => {
       const p = s.points.find((pt) => pt.k === k);
-      const spread = p ? `${fixed(p.min, 2)}–${fixed(p.max, 2)}` : "—";
-      return `<tr><td>${k}</td><td>${fixed(d.v[i], 2)}</td><td>${times(s.lesson[i])}</td><td>${times(s.cost[i])}</td>` +
-        `<td>${p ? times(p.median) : "—"}</td><td>${spread}</td></tr>`;
+      const cells = [k, fixed(d.v[i], 2), times(s.lesson[i]), times(s.cost[i]), p ? times(p.median) : "—",
+        p ? `${fixed(p.min, 2)}–${times(p.max)}` : "—"];
+      return `<tr>${cells.map(td).join("")}</tr>`;
     }).join("");
     const label = `${d.name}：α = ${pct(d.alpha)}，c = ${fixed(d.c, 3)}（参数比 ${fixed(d.cParams, 3)}）`;
-    return `<tbody><tr class="c13-group"><th colspan="6" scope="colgroup">${escapeHtml(label)}</th></tr>${rows}</tbody>`;
+    return `<tbody><tr class="c13-group"><th colspan="${TABLE_COLUMNS.length}" scope="colgroup">${escapeHtml(label)}</th></tr>${rows}</tbody>`;
   }).join("");
   const caption = args.caption ? `<caption>${escapeHtml(args.caption)}</caption>` : "";
   return `<table class="c13-measured-table">${caption}${head}${groups}</table>`;

@@ -4,10 +4,12 @@
 // and the loaded draft's measured points. Both come in two layouts, wide and narrow, in one wrapper; the page's
 // CSS shows the one that fits its column (widgets/css/e5.css), so text is never drawn under 11 px. The points'
 // hover titles are in the wide layout only (the narrow one is for touch screens; the tables hold the same figures).
-import { asWritten, pct, times, trim } from "./formats.mjs";
+// Every speedup these plots draw is the lesson's formula (v = 1): the wrappers say so (data-kind, formats.mjs).
+import { asWritten, fixed, pct, times, trim } from "./formats.mjs";
 import { attrs, coord, escapeHtml, line, niceStep, rect, svg, text, twoLayouts } from "./svg.mjs";
 
 const SHAPES = ["circle", "square"];
+const FORMULA = { extra: { "data-kind": "formula" } }; // what every speedup of these plots is (formats.mjs speed)
 // the two layouts: width, margins and text sizes; the narrow one is drawn for a phone's column (≈ 300 px)
 const LAYOUTS = {
   wide: { width: 560, height: 300, left: 52, right: 150, top: 28, bottom: 44, small: 11, label: 12, legend: "side" },
@@ -108,7 +110,7 @@ export function rowPoint(row, c, alpha) {
   const low = speedup(row.alpha_low, c, row.k);
   const high = speedup(row.alpha_high, c, row.k);
   return { k: row.k, value: row.measured_speedup, low, high,
-    tip: `公式（α = ${pct(alpha)}）${times(speedup(alpha, c, row.k))}；实测折算 ${times(row.measured_speedup)}；` +
+    tip: `公式（α = ${pct(alpha)}）${times(speedup(alpha, c, row.k))}；公式代入实测的 N：${times(row.measured_speedup)}；` +
       `只看这个 k，α = ${pct(row.acceptance_rate)}（95% 区间 ${pct(row.alpha_low)}–${pct(row.alpha_high)}），` +
       `代入公式是 ${times(low)}–${times(high)}` };
 }
@@ -138,9 +140,10 @@ function staticLayout(args, layout, svgId) {
   const entries = drafts.map((d, j) => ({ shape: SHAPES[j % 2], cls: `c13-mark c13-series-${j}`,
     text: names[d], textCls: `c13-series-text-${j}` }));
   entries.push({ shape: "circle", cls: "c13-mark c13-series-0", text: "线和实心 = 公式", textCls: "c13-muted" },
-    { shape: "circle", cls: "c13-mark-hollow c13-series-0", text: "空心 = 实测折算", textCls: "c13-muted" },
+    { shape: "circle", cls: "c13-mark-hollow c13-series-0", text: "空心 = 代入实测 N", textCls: "c13-muted" },
     { shape: "line", cls: "c13-series-0", text: "竖线 = 本 k 的 α 区间", textCls: "c13-muted" });
-  const title = "理论加速随 k 的变化：每个草稿一条公式线（一个 α，合并全部 k），空心点是各 k 的实测";
+  const title = "课上公式（v = 1，c = 参数比）的加速随 k 的变化：每个草稿一条公式线（一个 α，合并全部 k），" +
+    "空心点是把各 k 实测的每次前向产出 N 代入同一个公式";
   const desc = drafts.map((d) => `${names[d]}：α = ${pct(accounting[d].alpha)}，c = ${asWritten(Number(accounting[d].c.toFixed(3)))}，` +
     `最佳 k = ${accounting[d].best_k}（${times(accounting[d].best_speedup)}）`).join("；") + "。";
   return svg(svgId, L.width, L.height, title, plot.parts.join("") + body.join("") + legend(entries, L, plot) + plot.axes,
@@ -149,24 +152,47 @@ function staticLayout(args, layout, svgId) {
 
 /** The static plot. args: {accounting (per draft: alpha, c, rows, best_k), drafts, names (draft → label), id}. */
 export function speedupPlot(args) {
-  return twoLayouts(args.id || "e5-plot", (layout, svgId) => staticLayout(args, layout, svgId));
+  return twoLayouts(args.id || "e5-plot", (layout, svgId) => staticLayout(args, layout, svgId), FORMULA);
 }
 
-function sliderLayout({ alpha, c, k, ks, points, pointsName }, layout, svgId) {
+/** What the live plot's speedups are: the lesson's formula, or the formula with measured costs (and the measured
+ *  wall-clock points drawn on it) — formats.mjs SPEED_KINDS; each a wrapper's data-kind. */
+const LIVE_KINDS = { formula: FORMULA, "formula-measured": { extra: { "data-kind": "formula-measured wall-clock" } } };
+
+/** The live plot's values over ks: E[N] / (k·c + v(k)), v(k) = 1 without measured costs; and the best k. */
+export function sliderValues({ alpha, c, ks, v }) {
+  const values = ks.map((kk, i) => measuredSpeedup(alpha, c, kk, v ? v[i] : 1));
+  const best = ks[values.indexOf(Math.max(...values))];
+  return { values, best };
+}
+
+function sliderLayout({ alpha, c, k, ks, v, costs, points, pointsName }, layout, svgId) {
   const L = { ...LAYOUTS[layout], height: layout === "wide" ? 280 : 300, bottom: 44, right: layout === "wide" ? 24 : 8 };
-  const values = ks.map((kk) => speedup(alpha, c, kk));
+  const { values, best } = sliderValues({ alpha, c, ks, v });
   const plot = frame(L, ks, axisRange([...values, ...(points || []).flatMap((p) => [p.value, p.low, p.high])]));
-  const best = bestK(alpha, c, ks);
-  const now = marker("circle", plot.x(k), plot.y(values[ks.indexOf(k)]), "c13-mark-hollow c13-series-0 c13-now", 7);
+  // the ring of the current k (absent when the measured costs have no v(k) at this k)
+  const now = ks.includes(k) ?
+    marker("circle", plot.x(k), plot.y(values[ks.indexOf(k)]), "c13-mark-hollow c13-series-0 c13-now", 7) : "";
   const measured = points ? measuredPoints(points, 1, plot, 0, pointsName, layout === "wide") : "";
-  const title = `理论加速随 k 变化：α = ${trim(alpha, 3)}，c = ${trim(c, 3)}` + (points ? `；方块是${pointsName}的实测` : "");
+  const title = (v ? `公式代入${costs}实测的 c 和 v(k) 的加速 E[N] ÷ (k·c + v(k)) 随 k 变化：α = ${trim(alpha, 3)}，` +
+    `c = ${trim(c, 3)}` : `课上公式（v = 1）的加速随 k 变化：α = ${trim(alpha, 3)}，c = ${trim(c, 3)}`) +
+    (points ? `；方块是${pointsName}` : "");
   const desc = `${ks.map((kk, i) => `k = ${kk}：${times(values[i])}`).join("；")}。最佳 k = ${best}。`;
   return svg(svgId, L.width, L.height, title, plot.parts.join("") + formulaCurve(values, ks, best, 0, plot, L) +
     measured + now + plot.axes, desc);
 }
 
-/** The live plot for the sliders. args: {alpha, c, k (the current one, ringed), ks, id, points?, pointsName?}:
- *  points are a loaded draft's measured rows (rowPoint), drawn as squares with their bars. */
+/** The live plot for the sliders. args: {alpha, c, k (the current one, ringed), ks, id, points?, pointsName?,
+ *  v?, costs?}: points are drawn as squares with their bars (a loaded draft's measured rows, rowPoint, or the
+ *  measured wall-clock speedups, wallClockPoint); v (per ks) is measured v(k), costs names whose (the speedups are
+ *  then the formula with measured costs, and the points wall clock). */
 export function sliderPlot(args) {
-  return twoLayouts(args.id, (layout, svgId) => sliderLayout(args, layout, svgId));
+  return twoLayouts(args.id, (layout, svgId) => sliderLayout(args, layout, svgId),
+    LIVE_KINDS[args.v ? "formula-measured" : "formula"]);
+}
+
+/** A measured wall-clock speedup ({k, median, min, max}) as a point of the live plot, its bar the min–max. */
+export function wallClockPoint(p, predicted) {
+  return { k: p.k, value: p.median, low: p.min, high: p.max,
+    tip: `实测墙钟 ${times(p.median)}（最小–最大 ${fixed(p.min, 2)}–${times(p.max)}）；公式代入实测代价 ${times(predicted)}` };
 }

@@ -1,15 +1,11 @@
 // Shared helpers of the figure modules: SVG and HTML as strings. Every text and attribute value goes through
-// escapeHtml (token labels come from the corpus and are never trusted as markup). Pure: no DOM, no globals.
+// escapeHtml (token labels come from the corpus and are never trusted as markup; it lives in formats.mjs, whose
+// speed markup needs it too). Pure: no DOM, no globals.
 // The pictures use CSS classes (widgets/c13.css) and currentColor, never fixed text colours, so they read in
 // the light and the dark palette; the three parts of a distribution also differ by pattern.
-import { fixed } from "./formats.mjs";
+import { escapeHtml, fixed } from "./formats.mjs";
 
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-
-/** Text safe inside an element or a quoted attribute. */
-export function escapeHtml(value) {
-  return String(value).replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
-}
+export { escapeHtml };
 
 /** A coordinate with at most one decimal and no trailing ".0". */
 export function coord(value) {

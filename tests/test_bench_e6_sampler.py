@@ -1,0 +1,31 @@
+"""A smoke test of `make bench`'s sampler benchmark (benchmarks/bench_e6_sampler.mjs): one short repeat prints, for
+T = 1 and T = 0 and every k, the old glue's and the bridge's ms per round and their ratio. It once stopped at its
+imports unnoticed; no timing is asserted."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT
+
+RATIO = re.compile(r"^\s*T=(\d) k=(\d+)\s.*today \d+\.\d+ .*bridge \d+\.\d+ .*bridge/today \d+\.\d+", re.M)
+
+
+def test_the_sampler_benchmark_runs_and_prints_every_row():
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("`node` is not on PATH: install Node.js 20, then run `npm ci` in the repository root")
+    run = subprocess.run([node, "benchmarks/bench_e6_sampler.mjs", "--quick", "--repeats", "1"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = {(int(t), int(k)) for t, k in RATIO.findall(run.stdout)}
+    assert rows == {(t, k) for t in (0, 1) for k in (1, 2, 4, 8)}, run.stdout
+
+
+def test_the_pass_benchmark_prints_every_pass():
+    run = subprocess.run([shutil.which("node") or "node", "benchmarks/bench_pyodide_pass.mjs", "--repeats", "1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = re.findall(r"^  (.+?)\s+\d+\.\d \[", run.stdout, re.M)
+    assert len(rows) == 6 and "sampler.draw(array, u)" in rows, run.stdout
