@@ -143,10 +143,12 @@ def test_the_command_refuses_a_corpus_without_the_lessons_prompts_before_trainin
 
 
 def test_make_train_passes_steps_corpus_out_and_force():
-    run = subprocess.run(["make", "-n", "train", "CORPUS=/x/a.txt", "STEPS=300", "OUT=/tmp/m", "FORCE=1"], cwd=ROOT,
-                         capture_output=True, text=True)
-    line = run.stdout.strip().splitlines()[-1]
-    assert line.endswith("-m generator train --corpus /x/a.txt --steps 300 --out /tmp/m --force"), line
+    import os
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}  # run by `make test`
+    run = subprocess.run(["make", "--no-print-directory", "-n", "train", "CORPUS=/x/a.txt", "STEPS=300", "OUT=/tmp/m",
+                          "FORCE=1"], cwd=ROOT, capture_output=True, text=True, env=env)
+    line = [ln for ln in run.stdout.splitlines() if "-m generator train" in ln]
+    assert line and line[-1].endswith("-m generator train --corpus /x/a.txt --steps 300 --out /tmp/m --force"), run.stdout
 
 
 def test_one_estimate_for_the_whole_run(tmp_path):

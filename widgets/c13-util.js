@@ -66,8 +66,18 @@ export function uid(prefix) {
 }
 
 /** The event E6 dispatches on document after each report of the reader's measurements (a run, 再测一次), for E5:
- * detail {draft, k, c, v (v(k) at that k), kernel, speedupModel: {median, min, max}} (widgets/e6/index.js). */
+ * detail {draft, k, c, v (v(k) at that k), kernel, speedupModel: {median, min, max}}. */
 export const E6_MEASURED = "c13:e6-measured";
+
+/** E6's side of that event (widgets/e6/index.js calls it after each report): the run's draft and k, c, v(k), the
+ * forward that ran, and the model-time speedup with its spread. */
+export function publishE6Measured(result) {
+  const m = result.measured;
+  const sp = m.spread.speedupModel;
+  document.dispatchEvent(new CustomEvent(E6_MEASURED, { detail: { draft: result.draft, k: result.k, c: m.c, v: m.v,
+    kernel: result.kernel ?? "js", speedupModel: { median: m.speedupModel, min: sp?.min ?? m.speedupModel,
+      max: sp?.max ?? m.speedupModel } } }));
+}
 
 // the number formats: one module, shared with the figures (widgets/figures/formats.mjs)
 export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, speed, times, trim } from "./figures/formats.mjs";

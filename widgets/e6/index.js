@@ -8,7 +8,7 @@
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
 // cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run; data-measure ∈
 // running | done | failed | cancelled for the last 再测一次 (the shown run stays done).
-import { E6_MEASURED, el, fill, mount, uid } from "../c13-util.js";
+import { el, fill, mount, publishE6Measured as publish, uid } from "../c13-util.js";
 import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
 import { addSamples, showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
@@ -124,15 +124,6 @@ function reset(section, w, args) {
   for (const key of Object.keys(w.report.dataset)) delete w.report.dataset[key];
   w.rounds.clear();
   w.progress.node.classList.remove("c13-error");
-}
-
-/** The reader's measured costs, for E5 (c13-util.js E6_MEASURED): the run's draft and k, c, v(k), the forward. */
-function publish(result) {
-  const m = result.measured;
-  const sp = m.spread.speedupModel;
-  document.dispatchEvent(new CustomEvent(E6_MEASURED, { detail: { draft: result.draft, k: result.k, c: m.c, v: m.v,
-    kernel: result.kernel ?? "js", speedupModel: { median: m.speedupModel, min: sp?.min ?? m.speedupModel,
-      max: sp?.max ?? m.speedupModel } } }));
 }
 
 /** Bytes a request with these arguments downloads: the files it needs that the worker does not hold yet. */
