@@ -19,7 +19,7 @@ One cycle, repeated --visits times (--quick: once, one later run, no run pressed
    (E2's data-ms) and click to result;
 3. a run pressed at "ready" (a second lesson visit): the page presses ×100,000 the moment Pyodide is ready, while
    the worker warms up: click to result, and how long the request waited (click to result − time inside);
-4. CPython: a fresh process runs the worker's own Python (pyodide-worker.mjs's PY_SETUP) on the very JSON texts the
+4. CPython: a fresh process runs the worker's own Python (widgets/py/c13_worker.py) on the very JSON texts the
    page sends, the same seeds (benchmarks/bench_sampler.py --worker-calls): the first run after building the pair,
    and the later ones.
 Ratios pair the figures of one cycle: ready / bare boot; first run / CPython's first run; later runs / CPython's

@@ -269,12 +269,10 @@ export function formatSideBySide(results) {
 // Chromium (called by benchmarks/bench_e6_browser.py in a page of the served site)
 // ---------------------------------------------------------------------------------------------------------------
 
-// widgets/sampler.py imported as `sampler` (as the E2/E6 worker does), then engine.mjs's glue over it
-export function pythonSampler(engine, pyodide, source) {
-  const dir = "/home/pyodide/c13";
-  pyodide.FS.mkdirTree(dir);
-  pyodide.FS.writeFile(`${dir}/sampler.py`, source);
-  pyodide.runPython(`import sys\nsys.path.insert(0, "${dir}")\nimport sampler`);
+// widgets/sampler.py and its glue installed as the E2/E6 worker installs them (widgets/py/load.mjs, `load`), then
+// engine.mjs's adapter over them
+export function pythonSampler(engine, load, pyodide, sources) {
+  load.installPython(pyodide, sources);
   return engine.samplerAdapter(pyodide);
 }
 
@@ -305,8 +303,9 @@ export async function browserMain({ site, fallback, c13, measured, argv }) {
   const vendor = new URL("assets/vendor/pyodide/", site).href;
   const { loadPyodide } = await import(vendor + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: vendor });
-  const source = await (await fetch(new URL("assets/c13/sampler.py", site))).text();
-  const sampler = pythonSampler(engine, pyodide, source);
+  const load = await import(new URL("assets/c13/py/load.mjs", site));
+  const sources = await load.pythonSources(load.fetchFrom(new URL("assets/c13/", site)));
+  const sampler = pythonSampler(engine, load, pyodide, sources);
   const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
                                    sampler, c13, setting, drafts, ks, log: (s) => console.log(`bench_e6: ${s}`) });
   const where = `Chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? ""}`.trim();
@@ -368,7 +367,7 @@ async function nodeMain(argv) {
     [sets.js[name], sets.wasm[name]] = [await forwards.loadGPT(buffer, { engine: "js" }), await forwards.loadGPT(buffer, { engine: "wasm", wasm, relaxed })];
     log(`${name}: ${file.pathname.slice(root.pathname.length)}`);
   }
-  const sampler = await nodeSampler(engine, fs, root);
+  const sampler = await nodeSampler(engine, root);
   const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
                                    sampler, c13, setting: opts.setting, drafts: opts.drafts, ks: opts.ks, log });
   const cpu = os.cpus()[0]?.model ?? "unknown CPU", where = `Node ${process.version}`;
@@ -378,18 +377,16 @@ async function nodeMain(argv) {
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(results, null, 1));
 }
 
-async function nodeSampler(engine, fs, root) {
-  // Pyodide from node_modules (never the network), widgets/sampler.py byte for byte, the engine's glue over it
+async function nodeSampler(engine, root) {
+  // Pyodide from node_modules (never the network), widgets/sampler.py and its glue as the worker installs them
   const realFetch = globalThis.fetch;
   globalThis.fetch = (resource, ...rest) => {
     const url = String(resource?.url ?? resource);
     if (!url.startsWith("file:")) throw new Error(`network access attempted: ${url}`);
     return realFetch(resource, ...rest);
   };
-  const { loadPyodide } = await import("pyodide");
-  const pyodide = await loadPyodide({ stdout: (l) => process.stderr.write(`${l}\n`) });
-  const source = fs.readFileSync(new URL("widgets/sampler.py", root), "utf8");
-  return pythonSampler(engine, pyodide, source);
+  const { startPyodide } = await import(new URL("tests/e6_lib.mjs", root));
+  return engine.samplerAdapter(await startPyodide());
 }
 
 if (typeof process !== "undefined" && process.argv?.[1]?.endsWith("bench_e6.mjs")) {

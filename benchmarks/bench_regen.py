@@ -1,12 +1,12 @@
-"""The regeneration's time, whole and split by stage, against a reference tree, measured in alternation.
+"""The regeneration's time, whole and split by job, against a reference tree, measured in alternation.
 
     .venv/bin/python benchmarks/bench_regen.py [--ref REV] [--repeats N] [--n-new N] [--ks 2,6] [--whole-only]
 
 The whole regeneration: `python -m generator data --quiet` of each tree on this repository's models and inputs,
 into a temporary file, wall seconds from the command's start to its exit (what the author waits for; both
-processes of the regeneration included) and the CPU seconds of the command and its worker. Then the stages:
+processes of the regeneration included) and the CPU seconds of the command and its worker. Then the jobs:
 each measurement runs in its own process (the models loaded first, outside the clock) and reports CPU seconds
-(time.process_time: a loaded machine inflates wall time far more than CPU time) and wall seconds of each stage
+(time.process_time: a loaded machine inflates wall time far more than CPU time) and wall seconds of each job
 of gen_c13_precomputed that runs the models: the greedy identity, α per position, the replay, and the accounting
 runs (all prompts and seeds, at the given ks and n_new: a slice of the real table, the same runs on both sides).
 The reference is this repository at REV (default HEAD), extracted with `git archive` into a temporary folder;
@@ -48,11 +48,11 @@ def accounting():
         return R.accounting_counts(models, prompts, list(prompts), setting)
     return [R.accounting_counts(models, prompts, d, k, setting) for d in DRAFTS for k in setting["ks"]]
 out = {}
-for name, stage in (("greedy identity", greedy),
+for name, job in (("greedy identity", greedy),
                     ("alpha spread", lambda: R.alpha_spread(models, prompts)),
                     ("replay", lambda: R.replay(models, prompts)), ("accounting", accounting)):
     cpu, wall = time.process_time(), time.perf_counter()
-    stage()
+    job()
     out[name] = [time.process_time() - cpu, time.perf_counter() - wall]
 print(json.dumps(out))
 """
@@ -98,7 +98,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n-new", type=int, default=ACCOUNTING_N_NEW)
     ap.add_argument("--ks", default="2,6", help="accounting ks measured (comma-separated)")
-    ap.add_argument("--whole-only", action="store_true", help="only the whole regeneration, not the stages")
+    ap.add_argument("--whole-only", action="store_true", help="only the whole regeneration, not the jobs")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as ref:
         archive = subprocess.run(["git", "archive", args.ref, "generator", "widgets"], cwd=ROOT,
@@ -115,13 +115,13 @@ def main():
         if args.whole_only:
             return
         results = alternate(ref, args.repeats, lambda tree: measure(tree, args))
-    print(f"\nCPU seconds per stage, median (range) over {args.repeats} alternating repeats; "
+    print(f"\nCPU seconds per job, median (range) over {args.repeats} alternating repeats; "
           f"accounting at ks {args.ks}, n_new {args.n_new}, every prompt and seed")
-    for stage in results["new"][0]:
-        ref_cpu = [r[stage][0] for r in results["reference"]]
-        new_cpu = [r[stage][0] for r in results["new"]]
+    for job in results["new"][0]:
+        ref_cpu = [r[job][0] for r in results["reference"]]
+        new_cpu = [r[job][0] for r in results["new"]]
         ratios = [n / r for n, r in zip(new_cpu, ref_cpu)]
-        print(f"  {stage:16s} reference {spread(ref_cpu)}  new {spread(new_cpu)}  new/reference {spread(ratios)}")
+        print(f"  {job:16s} reference {spread(ref_cpu)}  new {spread(new_cpu)}  new/reference {spread(ratios)}")
     total = [[sum(v[0] for v in r.values()) for r in results[side]] for side in ("reference", "new")]
     print(f"  {'all four':16s} reference {spread(total[0])}  new {spread(total[1])}  new/reference "
           f"{spread([n / r for n, r in zip(total[1], total[0])])}")

@@ -1,7 +1,7 @@
 """
 Time the acceptance sampler (widgets/sampler.py) in CPython: 100,000 rounds of
 each scheme on a realistic 2,048-token pair, best of 3; then the calls E2's
-worker makes for one ×100,000 run (pyodide-worker.mjs's own Python text,
+worker makes for one ×100,000 run (its own Python, widgets/py/c13_worker.py,
 run here) as a ratio to sampler.run alone, measured in alternation.
 
     .venv/bin/python benchmarks/bench_sampler.py
@@ -18,16 +18,14 @@ import importlib.util
 import json
 import math
 import random
-import re
 import statistics
 import sys
 import time
 from pathlib import Path
 
-PATH = Path(__file__).resolve().parent.parent / "widgets" / "sampler.py"
-spec = importlib.util.spec_from_file_location("sampler", PATH)
-sampler = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sampler)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from generator.shared_sampler import PATH, sampler  # noqa: E402 - widgets/sampler.py as the generator loads it
 
 V, N, REPEATS, SEED = 2048, 100_000, 3, 1234
 
@@ -76,27 +74,30 @@ def real_model_calls(pair, calls=2_000, k=4):
           f"verify of a k = {k} round {1e6 * per_round:.0f} µs")
 
 
-WORKER = PATH.parent / "pyodide-worker.mjs"
+WORKER = PATH.parent / "py" / "c13_worker.py"
 
 
 def worker_python():
-    """The worker's Python (its PY_SETUP text), run in a fresh namespace with widgets/ importable."""
-    text = re.search(r"const PY_SETUP = `(.*?)`;", WORKER.read_text(encoding="utf-8"), re.S).group(1)
+    """The worker's Python (widgets/py/c13_worker.py) imported with `sampler` as this sampler.py: its namespace."""
     sys.modules["sampler"] = sampler
-    space = {}
-    exec(compile(text, str(WORKER), "exec"), space)
-    return space
+    spec = importlib.util.spec_from_file_location("c13_worker", WORKER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return vars(module)
+
+
+RUN_ID = 1  # the request id the page would give the run
 
 
 def time_worker_run(ns, key, p_json, q_json, scheme, seed, n, chunk):
     """One run exactly as the worker's handle() makes it: start, step until done, finish. Returns ms."""
     t0 = time.perf_counter()
-    ns["c13_start"](key, p_json, q_json, scheme, seed, n, chunk)
+    ns["c13_start"](RUN_ID, key, p_json, q_json, scheme, seed, n, chunk)
     while True:
-        step = ns["c13_step"]()
+        step = ns["c13_step"](RUN_ID)
         if step is None or step[0] >= n:
             break
-    json.loads(ns["c13_finish"]())
+    json.loads(ns["c13_finish"](RUN_ID))
     return 1e3 * (time.perf_counter() - t0)
 
 

@@ -108,16 +108,17 @@ def what_is_stale(path, models, precomputed):
         return [str(e)]  # unreadable JSON: regenerate it like a stale one
 
 
-def warn_stale_measured(data_path, log=None):
+def warn_stale_measured(data_path, log=None, data=None):
     """A warning naming measured.json and `make measure` when the timings beside c13.json are of other models: the
-    page then shows them as stale. Returns the stale inputs (empty when it is fresh or absent)."""
+    page then shows them as stale. Returns the stale inputs (empty when it is fresh or absent). data: c13.json's
+    content when the caller has loaded it already."""
     from .pages.data_file import DataError
     from .pages.measured import MEASURE_COMMAND, measured_file, read_measured, stale_inputs
     log = log or (lambda line: print(line, file=sys.stderr))
     path = measured_file(data_path)
     try:
         measured = read_measured(path)
-        stale = [] if measured is None else stale_inputs(measured, contract.load(data_path))
+        stale = [] if measured is None else stale_inputs(measured, data or contract.load(data_path))
     except (DataError, InputError):
         return []  # a corrupt file is the build's to refuse, named with its field; a warning has nothing to add
     if stale:
@@ -137,9 +138,9 @@ def cmd_check(args):
             print(f"  - {name}", file=sys.stderr)
         print("regenerate it with: make data (python -m generator data)", file=sys.stderr)
         return 1
-    contract.load(path)
+    data = contract.load(path)
     print(f"{path} is fresh: every input matches its recorded sha256, and its content its digest")
-    warn_stale_measured(path)
+    warn_stale_measured(path, data=data)
     return 0
 
 
@@ -238,6 +239,20 @@ def gen_c13_precomputed():
     return main(["data", *sys.argv[1:]])
 
 
+def cmd_context(args):
+    """Every variable, helper, filter and figure the page templates can use, with where each comes from."""
+    import json
+    import os
+
+    from .pages.context_info import describe, text
+    from .pages.data_file import load_data
+    path = Path(args.data).resolve()
+    os.environ["C13_DATA"] = str(path)  # measured.json is read beside it, as the build does
+    listing = describe(load_data(path))
+    print(json.dumps(listing, ensure_ascii=False, indent=1) if args.json else text(listing))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -287,6 +302,11 @@ def main(argv=None):
     p.add_argument("--precomputed", default=str(PRECOMPUTED))
     p.add_argument("--quiet", action="store_true", help="no progress bar when regenerating")
     p.set_defaults(run=cmd_preview)
+    p = sub.add_parser("context", help="list what the page templates can use (variables, helpers, filters, "
+                                        "figures) and where each comes from")
+    p.add_argument("--data", default=str(PRECOMPUTED / "c13.json"), help="the c13.json to read (as it is)")
+    p.add_argument("--json", action="store_true", help="the listing as JSON")
+    p.set_defaults(run=cmd_context)
     p = sub.add_parser("serve", help="serve the built site on 127.0.0.1 for offline reading")
     p.add_argument("--site", default=str(ROOT / "site"), help="the built folder")
     p.add_argument("--port", type=int, default=8000)

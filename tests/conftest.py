@@ -11,6 +11,10 @@ MODELS = ROOT / "models"
 CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a test of a minute or more (`make test` runs it; -m 'not slow' skips it)")
+
+
 @pytest.fixture(scope="session")
 def tok():
     from generator.models.tokenizer import load_tokenizer
@@ -40,6 +44,20 @@ def data():
     path = data_file()
     assert path.is_file(), f"{path} is missing: make it with `python -m generator data` (or set C13_DATA)"
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def small_draft(data):
+    """The draft with fewer parameters, the page's 小草稿."""
+    from tests.sitelib import drafts_by_size
+    return drafts_by_size(data)[0]
+
+
+@pytest.fixture(scope="session")
+def large_draft(data):
+    """The draft with more parameters, the page's 大草稿."""
+    from tests.sitelib import drafts_by_size
+    return drafts_by_size(data)[-1]
 
 
 @pytest.fixture(scope="session")

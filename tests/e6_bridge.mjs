@@ -168,7 +168,7 @@ async function main() {
     one.detached = i === 0 ? growMemory(pyodide) : null;  // once: the memory it took stays Pyodide's
     one.grown = await play(bridge, c);
     // what the glue's buffers hold now: the last row written into the draw slot, bit for bit
-    one.buffers = pyodide.runPython("_e6_q[0].tobytes().hex() if _e6_q else None");
+    one.buffers = pyodide.runPython("import c13_e6\nc13_e6._e6_q[0].tobytes().hex() if c13_e6._e6_q else None");
     out.cases.push(one);
   }
   process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));

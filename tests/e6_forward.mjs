@@ -23,7 +23,10 @@ import { wasmErfGelu } from "../widgets/e6/wasm.mjs";
 
 setFlagsFromString("--experimental-wasm-relaxed-simd");  // on by default from Node 22 (V8 11.4)
 
-const MODELS = ["ref_baseline", "c1_dim64", "c1_dim128"];
+// the target, then the drafts: c13.json → constants, as the data stage wrote them from generator/models/family.py
+const { target: TARGET, drafts: DRAFTS } = JSON.parse(
+  readFileSync(new URL("../precomputed/c13.json", import.meta.url), "utf8")).constants;
+const MODELS = [TARGET, ...DRAFTS];
 const ENGINES = ["js", "wasm", "wasm-relaxed"];
 const KERNELS = { js: "js", wasm: "wasm-simd128", "wasm-relaxed": "wasm-simd128" };
 const compiled = {};  // forward.wat assembled and compiled once per variant and run
@@ -104,7 +107,7 @@ async function attempt(fn) {
 
 // A context overflow must throw (one call too long, or a cache already full) and leave the decoder usable.
 async function overflow(dir, engine) {
-  const gpt = await load(dir, "c1_dim64", engine), context = gpt.config.block_size, decoder = new Decoder(gpt);
+  const gpt = await load(dir, DRAFTS[0], engine), context = gpt.config.block_size, decoder = new Decoder(gpt);
   const tooLong = await attempt(() => decoder.logits(new Array(context + 1).fill(1), 1));
   const full = new Array(context).fill(2);
   const fits = await attempt(() => decoder.logits(full, 1).length);
@@ -167,7 +170,7 @@ async function bench(dir, engine, promptLength = 16) {
   for (const name of MODELS) timeModel(gpts[name], prompt, 1);  // warm-up: JIT, caches
   for (const name of MODELS) out[name] = timeModel(gpts[name], prompt, 5);
   for (const name of MODELS.slice(1)) {
-    for (const clock of ["wall", "cpu"]) out[name][clock].c = out[name][clock].msPerToken / out.ref_baseline[clock].msPerToken;
+    for (const clock of ["wall", "cpu"]) out[name][clock].c = out[name][clock].msPerToken / out[TARGET][clock].msPerToken;
   }
   return out;
 }
@@ -175,7 +178,7 @@ async function bench(dir, engine, promptLength = 16) {
 // Which forward loadGPT returns, and why (kernelNote): by default; asked for JavaScript; when SIMD does not
 // validate; when forward.wasm cannot be fetched, read or compiled; when "wasm" is demanded but cannot run.
 async function loader(dir) {
-  const bytes = arrayBuffer(join(dir, "c1_dim64.safetensors")), wasm = await forwardWasm();
+  const bytes = arrayBuffer(join(dir, `${DRAFTS[0]}.safetensors`)), wasm = await forwardWasm();
   const pick = (options) => attempt(async () => {
     const gpt = await loadGPT(bytes, options);
     return { kernel: gpt.kernel, note: gpt.kernelNote ?? null, simd: gpt.simd ?? null };
@@ -203,7 +206,7 @@ async function loader(dir) {
 // Two caches of one WebAssembly model fed in turn (the memory grows for the second) against two JavaScript
 // decoders: the worst |Δlogit|, and whether the second cache's memory is the first's after it is dropped.
 async function caches(dir) {
-  const path = join(dir, "c1_dim64.safetensors"), wa = await gptOf(path, "wasm"), js = await gptOf(path, "js");
+  const path = join(dir, `${DRAFTS[0]}.safetensors`), wa = await gptOf(path, "wasm"), js = await gptOf(path, "js");
   const pairs = [0, 1].map(() => [new Decoder(wa), new Decoder(js)]), tokens = [[5, 9, 200, 31], [7, 7, 1000, 2]];
   let worst = 0;
   for (let n = 1; n <= 24; n++) {

@@ -73,7 +73,7 @@ function makeEngine(pyodide, folder) {
  * that CPython's sampler can redo their first decisions. */
 async function replay(pyodide, folder, job) {
   const load = (name) => GPT.fromSafetensors(new Uint8Array(readFileSync(`${folder}/${name}.safetensors`)).buffer);
-  const target = load("ref_baseline"), draft = load(job.draft);
+  const target = load(targetOf(folder)), draft = load(job.draft);
   const base = samplerAdapter(pyodide);
   const kept = { qRows: [], drawU: [] };
   const sampler = {

@@ -1,18 +1,24 @@
-// What the Node drivers of E6's tests share: real Pyodide with widgets/sampler.py importable (as the worker puts it),
-// and a small seeded generator for their fake machines.
+// What the Node drivers of the tests share: real Pyodide with widgets/sampler.py and its glue installed as the
+// worker installs them, and a small seeded generator for their fake machines.
 import { readFileSync } from "node:fs";
+import { installPython, pythonSources } from "../widgets/py/load.mjs";
 
-const SAMPLER_DIR = "/home/pyodide/c13"; // where the worker puts it too
+const WIDGETS = new URL("../widgets/", import.meta.url);
 
-/** Pyodide from node_modules, sampler.py (at samplerPath) written into its file system and imported. */
+/** The Python files of widgets/py/load.mjs read from this checkout's widgets/, as the worker fetches them from the
+ * site (samplerPath: another sampler.py in its place, byte for byte). */
+export function widgetsPython(samplerPath) {
+  const bytes = (file) => new Uint8Array(readFileSync(file));
+  return pythonSources((path) => bytes(new URL(path, WIDGETS)), samplerPath ? { "sampler.py": bytes(samplerPath) } : {});
+}
+
+/** Pyodide from node_modules with sampler.py (samplerPath, default widgets/sampler.py) and its glue installed as the
+ * worker installs them (widgets/py/load.mjs). */
 export async function startPyodide(samplerPath) {
   const { loadPyodide } = await import("pyodide");
   const pyodide = await loadPyodide({ stdout: (l) => process.stderr.write(`[py] ${l}\n`),
     stderr: (l) => process.stderr.write(`[py] ${l}\n`) });
-  pyodide.FS.mkdirTree(SAMPLER_DIR);
-  pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler.py`, new Uint8Array(readFileSync(samplerPath)));
-  pyodide.runPython(`import sys\nsys.path.insert(0, "${SAMPLER_DIR}")\nimport sampler`);
-  return pyodide;
+  return installPython(pyodide, await widgetsPython(samplerPath));
 }
 
 /** The target model's name, from the c13.json beside a folder of browser files (the page hands it to E6 the same

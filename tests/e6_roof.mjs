@@ -114,8 +114,9 @@ function figure(path) {
 
 async function run() {
   const config = (name) => JSON.parse(readFileSync(new URL(`models/${name}/config.json`, ROOT), "utf8"));
-  const models = { target: { config: config("ref_baseline") }, draft: { config: config("c1_dim64") },
-    names: ["tokenizer.json", "ref_baseline.safetensors", "c1_dim64.safetensors"] };
+  const { target, drafts } = JSON.parse(readFileSync(new URL("precomputed/c13.json", ROOT), "utf8")).constants;
+  const models = { target: { config: config(target) }, draft: { config: config(drafts[0]) },
+    names: ["tokenizer.json", `${target}.safetensors`, `${drafts[0]}.safetensors`] };
   const first = await runRoof(models, { cancelled: () => false });
   const second = await runRoof(models, { cancelled: () => false });
   return { first: { ...first, blocks: first.blocks?.length }, sameMeasurement: first.blocks !== undefined &&

@@ -16,22 +16,22 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { installPython, PYTHON_DIR } from "../widgets/py/load.mjs";
+import { widgetsPython } from "./e6_lib.mjs";
 
 const NAME = "pyodide_sampler.mjs";
-// the folder the sampler file is written to in Pyodide's virtual file system
-const SAMPLER_DIR = "/home/pyodide/sampler_under_test";
 
-// The Python side: imports the sampler as the module "sampler" and runs every
-// case. Everything it returns is one json.dumps string.
+// The Python side: the sampler, installed as the worker installs it (widgets/py/load.mjs), runs every case.
+// Everything it returns is one json.dumps string.
 const DRIVER = `
 import importlib, json, sys, time
 
-sys.path.insert(0, SAMPLER_DIR)
 sampler = importlib.import_module("sampler")
 if sampler.__file__ != SAMPLER_DIR + "/sampler.py":
     raise RuntimeError(f"imported the wrong sampler module: {sampler.__file__}")
 
 job = json.loads(JOB_TEXT)
+importlib.invalidate_caches()  # sampler_exercise.py was written after the folder was read
 exercise = importlib.import_module("sampler_exercise")  # tests/sampler_exercise.py, the file CPython runs too
 
 t0 = time.perf_counter()
@@ -114,11 +114,10 @@ async function main() {
 
   let line;
   try {
-    pyodide.FS.mkdirTree(SAMPLER_DIR);
-    pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler.py`, new Uint8Array(samplerBytes));
-    pyodide.FS.writeFile(`${SAMPLER_DIR}/sampler_exercise.py`, new Uint8Array(exerciseBytes));
+    installPython(pyodide, await widgetsPython(job.sampler));
+    pyodide.FS.writeFile(`${PYTHON_DIR}/sampler_exercise.py`, new Uint8Array(exerciseBytes));
     const ns = pyodide.toPy({
-      SAMPLER_DIR,
+      SAMPLER_DIR: PYTHON_DIR,
       JOB_TEXT: jobText,
       LOAD_MS: loadMs,
       PYODIDE_VERSION: pyodide.version,

@@ -21,6 +21,11 @@ def quiet(*args, **kwargs):
     pass
 
 
+def drafts_by_size(data):
+    """c13.json's drafts from the fewest parameters to the most (c13.json → models): the page's 小草稿, 大草稿."""
+    return sorted(data["constants"]["drafts"], key=lambda name: data["models"][name]["parameters"])
+
+
 def write_data(path, data, sealed=True):
     """Write a variant of c13.json; sealed like the generator's output unless it plays a hand edit. E6's browser files
     are read beside it (browser.dir): the committed ones are linked there unless the folder already exists."""

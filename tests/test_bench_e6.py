@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "bench_e6.mjs"
@@ -27,7 +28,7 @@ def run(*args):
 
 @pytest.fixture(scope="module")
 def table():
-    proc = run("--quick", "--drafts", "c1_dim64", "--ks", "2")
+    proc = run("--quick", "--drafts", DRAFTS[0], "--ks", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
@@ -39,19 +40,19 @@ def section(table, start, end):
 
 def test_each_model_has_its_ms_per_token(table):
     rows = section(table, "ms per token", "c (draft")
-    for name in ("ref_baseline", "c1_dim64"):
+    for name in (TARGET, DRAFTS[0]):
         assert re.search(rf"\n  {name}\s+{STAT}", rows), rows
-    assert "c1_dim128" not in table  # only the draft asked for
+    assert DRAFTS[1] not in table  # only the draft asked for
 
 
 def test_c_and_v_have_numbers(table):
-    assert re.search(r"\n  c1_dim64\s+" + STAT, section(table, "c (draft", "v(k)")), table
+    assert re.search(rf"\n  {DRAFTS[0]}\s+" + STAT, section(table, "c (draft", "v(k)")), table
     assert re.search(r"\n  k = 2\s+" + STAT, section(table, "v(k)", "speedup")), table
 
 
 def test_speedup_on_model_time_and_end_to_end(table):
     rows = section(table, "speedup", "target-only")
-    assert re.search(r"c1_dim64 k = 2 model\s+" + STAT, rows), rows
+    assert re.search(rf"{DRAFTS[0]} k = 2 model\s+" + STAT, rows), rows
     assert re.search(r"k = 2 end to end\s+" + STAT, rows), rows
 
 
@@ -59,7 +60,7 @@ def test_the_torch_column_is_measured_json(table):
     rows = section(table, "ms per token", "c (draft")
     if (ROOT / "precomputed" / "measured.json").is_file():
         assert "torch, build machine" in table
-        assert re.search(rf"\n  ref_baseline\s+{STAT}\s+{STAT}", rows), rows  # this machine, then torch
+        assert re.search(rf"\n  {TARGET}\s+{STAT}\s+{STAT}", rows), rows  # this machine, then torch
     else:
         assert "torch: no precomputed/measured.json" in table
 

@@ -11,6 +11,7 @@ from safetensors import safe_open
 from generator.data.browser_files import (CONFIG_KEYS, MODELS, browser_name, float16_error, load_browser_model,
                                           safetensors_f16, write_browser_files, write_logits_fixture)
 from generator.errors import InputError
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import MODELS as MODELS_DIR, ROOT
 
 BROWSER = ROOT / "precomputed" / "browser"
@@ -70,7 +71,7 @@ def test_the_f16_tensors_are_the_float32_ones_rounded(written):
 
 def test_the_header_is_ours_metadata_keys_sorted_and_8_byte_aligned(written):
     out, _ = written
-    raw = (out / browser_name("c1_dim64")).read_bytes()
+    raw = (out / browser_name(DRAFTS[0])).read_bytes()
     n = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8:8 + n])
     assert n % 8 == 0 and list(header)[0] == "__metadata__"
@@ -82,7 +83,7 @@ def test_the_header_is_ours_metadata_keys_sorted_and_8_byte_aligned(written):
 
 
 def test_a_missing_checkpoint_raises_naming_the_file_and_writes_nothing(tiny_family, tmp_path):
-    weights = tiny_family / "c1_dim64" / "model.safetensors"
+    weights = tiny_family / DRAFTS[0] / "model.safetensors"
     weights.unlink()
     out = tmp_path / "out"
     with pytest.raises(InputError) as err:
@@ -92,7 +93,7 @@ def test_a_missing_checkpoint_raises_naming_the_file_and_writes_nothing(tiny_fam
 
 
 def test_a_bad_config_raises_naming_the_field(tiny_family, tmp_path):
-    path = tiny_family / "ref_baseline" / "config.json"
+    path = tiny_family / TARGET / "config.json"
     config = json.loads(path.read_text(encoding="utf-8"))
     del config["n_head"]
     path.write_text(json.dumps(config), encoding="utf-8")
@@ -103,7 +104,7 @@ def test_a_bad_config_raises_naming_the_field(tiny_family, tmp_path):
 
 def test_a_browser_file_with_a_bad_config_or_none_raises_naming_it(tiny_family, tmp_path):
     write_browser_files(tiny_family, tmp_path)
-    path = tmp_path / browser_name("c1_dim64")
+    path = tmp_path / browser_name(DRAFTS[0])
     meta, tensors = read(path)
     bad = dict(meta, config=meta["config"].replace('"n_head":2', '"n_head":3'))
     path.write_bytes(safetensors_f16(tensors, bad))

@@ -9,9 +9,9 @@ from safetensors.torch import load_file, save_file
 
 from generator.models.checkpoint import load_family
 from generator.errors import InputError
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import CORPUS, ROOT
 
-TARGET = "ref_baseline"
 
 
 def refused(folder):
@@ -36,14 +36,14 @@ def edit_tensors(folder, name, change):
 
 def test_a_valid_family_loads(tiny_family):
     tok, models = load_family(tiny_family)
-    assert set(models) == {"ref_baseline", "c1_dim64", "c1_dim128"}
+    assert set(models) == {TARGET, *DRAFTS}
 
 
 def test_missing_model_folder(tiny_family):
     import shutil
-    shutil.rmtree(tiny_family / "c1_dim64")
+    shutil.rmtree(tiny_family / DRAFTS[0])
     msg = refused(tiny_family)
-    assert "c1_dim64" in msg and "model folder is missing" in msg
+    assert DRAFTS[0] in msg and "model folder is missing" in msg
 
 
 @pytest.mark.parametrize("file", ["config.json", "model.safetensors"])
@@ -65,10 +65,10 @@ def test_corrupt_tokenizer(tiny_family):
 
 
 def test_truncated_safetensors(tiny_family):
-    path = tiny_family / "c1_dim128" / "model.safetensors"
+    path = tiny_family / DRAFTS[1] / "model.safetensors"
     path.write_bytes(path.read_bytes()[:-100])
     msg = refused(tiny_family)
-    assert "c1_dim128/model.safetensors" in msg and "corrupt or truncated" in msg
+    assert f"{DRAFTS[1]}/model.safetensors" in msg and "corrupt or truncated" in msg
 
 
 def test_garbage_safetensors_header(tiny_family):
@@ -95,23 +95,23 @@ def test_unknown_config_field_is_refused_by_name(tiny_family):
 
 
 def test_shape_disagrees_with_config(tiny_family):
-    edit_config(tiny_family, "c1_dim64", n_embd=12, n_head=2)
+    edit_config(tiny_family, DRAFTS[0], n_embd=12, n_head=2)
     msg = refused(tiny_family)
-    assert "c1_dim64/model.safetensors: tok_emb.weight" in msg and "disagrees with config.json" in msg
+    assert f"{DRAFTS[0]}/model.safetensors: tok_emb.weight" in msg and "disagrees with config.json" in msg
 
 
 def test_vocab_of_2047(tiny_family):
-    edit_config(tiny_family, "c1_dim64", vocab_size=2047)
-    edit_tensors(tiny_family, "c1_dim64", lambda t: t.__setitem__("tok_emb.weight", t["tok_emb.weight"][:2047].clone()))
+    edit_config(tiny_family, DRAFTS[0], vocab_size=2047)
+    edit_tensors(tiny_family, DRAFTS[0], lambda t: t.__setitem__("tok_emb.weight", t["tok_emb.weight"][:2047].clone()))
     msg = refused(tiny_family)
-    assert "c1_dim64/config.json: vocab_size" in msg and "2047" in msg and "2048" in msg
+    assert f"{DRAFTS[0]}/config.json: vocab_size" in msg and "2047" in msg and "2048" in msg
 
 
 def test_draft_with_another_context_than_the_target(tiny_family):
-    edit_config(tiny_family, "c1_dim128", block_size=16)
-    edit_tensors(tiny_family, "c1_dim128", lambda t: t.__setitem__("pos_emb.weight", t["pos_emb.weight"][:16].clone()))
+    edit_config(tiny_family, DRAFTS[1], block_size=16)
+    edit_tensors(tiny_family, DRAFTS[1], lambda t: t.__setitem__("pos_emb.weight", t["pos_emb.weight"][:16].clone()))
     msg = refused(tiny_family)
-    assert "c1_dim128/config.json: block_size" in msg and "target" in msg
+    assert f"{DRAFTS[1]}/config.json: block_size" in msg and "target" in msg
 
 
 def test_tokenizer_from_another_training(tiny_family):
@@ -148,11 +148,11 @@ def test_missing_and_unexpected_tensors(tiny_family):
 
 
 def test_command_line_exits_2_and_names_the_file(tiny_family):
-    (tiny_family / "c1_dim64" / "config.json").unlink()
+    (tiny_family / DRAFTS[0] / "config.json").unlink()
     out = subprocess.run([sys.executable, "-m", "generator", "models", "--models", str(tiny_family)],
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2
-    assert "c1_dim64/config.json" in out.stderr and "Traceback" not in out.stderr
+    assert f"{DRAFTS[0]}/config.json" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_command_line_names_a_malformed_model_card_in_one_line(tiny_family):

@@ -19,11 +19,12 @@ from generator.errors import InputError
 from generator.pages import hooks
 from generator.pages.data_file import DataError
 from generator.pages.measured import measured_context
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import MODELS, ROOT
 
 PRE = ROOT / "precomputed"
 PREFIX = "卻說曹操"  # one of the prefixes of distributions
-DRAFT = "c1_dim64"
+DRAFT = DRAFTS[0]
 
 
 def run_cli(*args):
@@ -123,7 +124,7 @@ def test_nan_in_c13_json_is_refused_by_check_and_build(fresh_precomputed, tmp_pa
 
 @pytest.mark.parametrize("file, old, new, field", [
     ("card.json", '"heldout_loss": ', '"heldout_loss": NaN, "was": ', "heldout_loss"),
-    ("ref_baseline/config.json", '"n_embd": 256', '"n_embd": 1e400', "n_embd"),
+    (f"{TARGET}/config.json", '"n_embd": 256', '"n_embd": 1e400', "n_embd"),
 ])
 def test_the_models_command_refuses_non_finite_numbers(tmp_path, file, old, new, field):
     models = tmp_path / "models"

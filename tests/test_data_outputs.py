@@ -13,6 +13,7 @@ import pytest
 
 from generator import atomic
 from generator.errors import OutputError
+from generator.models.family import DRAFTS, TARGET
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -122,13 +123,13 @@ def test_figures_that_give_no_finite_roofline_are_refused_before_any_work(tmp_pa
     assert "anchor-model.json" in err and "roofline" in err
 
 
-@pytest.mark.parametrize("entry, field", [('"fast"', "models.ref_baseline"),
-                                          ('{"heldout_loss": "low"}', "models.ref_baseline.heldout_loss")])
+@pytest.mark.parametrize("entry, field", [('"fast"', f"models.{TARGET}"),
+                                          ('{"heldout_loss": "low"}', f"models.{TARGET}.heldout_loss")])
 def test_a_broken_model_card_is_refused_before_any_work(tmp_path, entry, field):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
     card = json.loads((models / "card.json").read_text(encoding="utf-8"))
-    card["models"]["ref_baseline"] = "PLACEHOLDER"
+    card["models"][TARGET] = "PLACEHOLDER"
     (models / "card.json").write_text(json.dumps(card).replace('"PLACEHOLDER"', entry), encoding="utf-8")
     err = refused_at_once(tmp_path, models, PRECOMPUTED)
     assert "card.json" in err and field in err
@@ -138,11 +139,11 @@ def test_a_broken_model_card_is_refused_by_the_models_command(tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
     card = json.loads((models / "card.json").read_text(encoding="utf-8"))
-    card["models"]["c1_dim64"] = ["not", "an", "object"]
+    card["models"][DRAFTS[0]] = ["not", "an", "object"]
     (models / "card.json").write_text(json.dumps(card), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "generator", "models", "--models", str(models)], cwd=ROOT,
                          capture_output=True, text=True)
-    assert run.returncode == 2 and "card.json: models.c1_dim64" in run.stderr and "Traceback" not in run.stderr
+    assert run.returncode == 2 and f"card.json: models.{DRAFTS[0]}" in run.stderr and "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize("steps", ["-1", "0"])

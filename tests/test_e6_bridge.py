@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.data.shared_sampler import PATH as SAMPLER_PATH
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import PATH as SAMPLER_PATH
+from generator.shared_sampler import sampler
 from tests.sitelib import node_job
 
 ROOT = Path(__file__).resolve().parent.parent

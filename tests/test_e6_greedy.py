@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from generator.data.shared_sampler import PATH as SAMPLER_PATH
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import PATH as SAMPLER_PATH
+from generator.shared_sampler import sampler
+from generator.models.family import DRAFTS, TARGET
 from tests.sitelib import node_job
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "e6_greedy.mjs"
 BROWSER = ROOT / "precomputed" / "browser"
-TARGET = "ref_baseline"
 TIMEOUT_S = 900
-T1 = {"draft": "c1_dim128", "k": 3, "temperature": 1, "nNew": 24, "seed": 7}
+T1 = {"draft": DRAFTS[1], "k": 3, "temperature": 1, "nNew": 24, "seed": 7}
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +44,10 @@ def answer(data, tmp_path_factory):
              "seed": 0} for r in greedy["runs"]]
     prompt = data["prompts"][1]["text"]
     runs += [dict(T1, prompt=prompt), dict(T1, prompt=prompt)]
-    runs.append({"prompt": long_prompt(data), "draft": "c1_dim64", "k": 8, "temperature": 0, "nNew": 48, "seed": 0})
+    runs.append({"prompt": long_prompt(data), "draft": DRAFTS[0], "k": 8, "temperature": 0, "nNew": 48, "seed": 0})
     job = {"sampler": str(SAMPLER_PATH), "browser": str(BROWSER), "runs": runs,
            "cancel": dict(T1, prompt=prompt, nNew=48),
-           "replay": {"prompt_ids": data["prompts"][0]["tokens"], "draft": "c1_dim64", "k": 4, "seed": 5, "nNew": 8}}
+           "replay": {"prompt_ids": data["prompts"][0]["tokens"], "draft": DRAFTS[0], "k": 4, "seed": 5, "nNew": 8}}
     out = node_job(SCRIPT, job, tmp_path_factory.mktemp("e6"), TIMEOUT_S,
                    needs=(ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm", BROWSER / f"{TARGET}.safetensors"))
     out["job"] = job
@@ -82,13 +82,12 @@ def test_events_follow_the_protocol(data, answer):
     res = run["result"]
     assert run["events"]["e6-token"] == len(res["target"]["tokens"])
     assert run["events"]["e6-round"] == res["speculative"]["rounds"]
-    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-stage"] == 5  # … target, speculative, measure
+    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-phase"] == 5  # … target, speculative, measure
     assert run["events"]["e6-sample"] == res["measured"]["n"] == 3  # the measuring phase's rounds (3 in this driver)
     assert run["events"]["e6-bytes"] >= 3  # three files, each reported at least once when complete
     # the files were fetched once: later runs reuse the parsed models
     assert all(count == 1 for count in answer["fetches"].values()), answer["fetches"]
-    assert set(answer["fetches"]) == {"tokenizer.json", f"{TARGET}.safetensors", "c1_dim64.safetensors",
-                                      "c1_dim128.safetensors"}
+    assert set(answer["fetches"]) == {"tokenizer.json", *(f"{name}.safetensors" for name in (TARGET, *DRAFTS))}
     m = res["measured"]
     assert m["tested"] >= m["accepted"] >= 0 and 0 <= m["alpha"] <= 1
     assert m["tokensPerTargetForward"] == res["speculative"]["generated"] / res["speculative"]["targetForwards"]

@@ -15,6 +15,7 @@ import torch
 from safetensors.torch import save as safetensors_bytes
 
 from generator.data.browser_files import browser_name, safetensors_f16, write_browser_files, write_logits_fixture
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import ROOT
 
 BROWSER = ROOT / "precomputed" / "browser"
@@ -61,7 +62,7 @@ def compared(fixture_file, request):
 
 def test_logits_equal_torch_float32_at_every_fed_position(compared):
     result, fixture = compared
-    assert set(result) == set(fixture["models"]) == {"ref_baseline", "c1_dim64", "c1_dim128"}
+    assert set(result) == set(fixture["models"]) == {TARGET, *DRAFTS}
     for name, got in result.items():
         steps = fixture["models"][name]["steps"]
         fed = [s for s in got["steps"] if "maxAbs" in s]
@@ -123,7 +124,7 @@ def tensors_of(path):
 
 def broken_files(tmp_path):
     """(file, read as a GPT?, words the error must contain): each a way a download or a file can be wrong."""
-    source = BROWSER / browser_name("c1_dim64")
+    source = BROWSER / browser_name(DRAFTS[0])
     raw = source.read_bytes()
     meta, tensors = tensors_of(source)
     header_len = int.from_bytes(raw[:8], "little")

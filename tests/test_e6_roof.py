@@ -20,11 +20,12 @@ import subprocess
 import pytest
 from mkdocs.exceptions import PluginError
 
+from generator.models.family import DRAFTS, TARGET
 from generator.pages import vendor
 from tests.conftest import ROOT
 
 DRIVER = ROOT / "tests" / "e6_roof.mjs"
-MODELS = ("ref_baseline", "c1_dim64")
+MODELS = (TARGET, DRAFTS[0])
 
 
 def node(*args):

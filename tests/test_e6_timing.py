@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.data.shared_sampler import PATH as SAMPLER_PATH
+from generator.shared_sampler import PATH as SAMPLER_PATH
+from generator.models.family import DRAFTS, TARGET
 from tests.sitelib import node_job
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ SCRIPT = ROOT / "tests" / "e6_timing.mjs"
 BROWSER = ROOT / "precomputed" / "browser"
 TIMEOUT_S = 600
 SEEDS = [[1, 2], [3, 4], [5, 6], [7, 8]]
-RUN = {"draft": "c1_dim64", "k": 3, "temperature": 0, "nNew": 16, "seed": 0}
+RUN = {"draft": DRAFTS[0], "k": 3, "temperature": 0, "nNew": 16, "seed": 0}
 FIGURES = ("targetMs", "draftMs", "verifyMs", "c", "v", "speedupModel", "targetPerSecond", "speculativePerSecond")
 # the fake machine's facts (tests/e6_timing.mjs FACTS): 56 draft forwards and 14 verifies for 40 tokens
 FACTS = {"draftForwards": 56, "targetForwards": 14, "generated": 40}
@@ -38,7 +39,7 @@ def answer(tmp_path_factory):
     job = {"sampler": str(SAMPLER_PATH), "browser": str(BROWSER), "seeds": SEEDS,
            "run": dict(RUN, prompt=data["prompts"][1]["text"])}
     return node_job(SCRIPT, job, tmp_path_factory.mktemp("e6_timing"), TIMEOUT_S,
-                    needs=(ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm", BROWSER / "ref_baseline.safetensors"))
+                    needs=(ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm", BROWSER / f"{TARGET}.safetensors"))
 
 
 def figure(measured, key):
@@ -121,7 +122,7 @@ def test_a_run_reports_its_measuring_phase(answer):
     m, timing = first["measured"], first["timing"]
     assert m["n"] == len(timing["samples"]) == answer["settings"]["rounds"]
     assert all(b["ms"] >= timing["minBlockMs"] >= 5 for b in timing["blocks"])
-    assert e["events"].count("e6-sample") == m["n"] and e["events"].count("e6-stage") == 5
+    assert e["events"].count("e6-sample") == m["n"] and e["events"].count("e6-phase") == 5
     # the context is the prompt and half the target's text; the verify's drafts follow it
     assert timing["positions"] == len(timing["context"]) == len(first["promptIds"]) + math.ceil(RUN["nNew"] / 2)
     assert len(timing["drafted"]) == RUN["k"]

@@ -23,7 +23,7 @@ def test_the_code_hash_covers_the_stages_by_glob(tmp_path):
     names = [p.relative_to(ROOT).as_posix() for p in code_files()]
     assert names == sorted(names)
     for name in ("generator/contract.py", "generator/jsonio.py", "generator/errors.py", "generator/data/provenance.py",
-                 "generator/models/checkpoint.py", "generator/data/shared_sampler.py"):
+                 "generator/models/checkpoint.py", "generator/shared_sampler.py"):
         assert name in names
     assert not [n for n in names if n.startswith(("generator/pages/", "generator/cli"))]
     for name in names:  # a copy of the project's code, then one new file in the data stage

@@ -85,13 +85,14 @@ def test_no_javascript_function_is_over_80_lines():
     assert not long, "\n".join(long)
 
 
-# What each stage may import of the project (and torch): a stage looks back, never forward.
+# What each stage may import of the project (and torch): a stage looks back, never forward; the shared modules
+# (contract, errors, jsonio, atomic, and shared_sampler: widgets/sampler.py, which both stages run) belong to none.
 ALLOWED = {
     "generator/models": {"generator.models", "generator.errors", "generator.jsonio", "generator.atomic", "torch"},
     "generator/data": {"generator.models", "generator.data", "generator.contract", "generator.errors",
-                       "generator.jsonio", "generator.atomic", "torch"},
+                       "generator.jsonio", "generator.atomic", "generator.shared_sampler", "torch"},
     "generator/pages": {"generator.pages", "generator.contract", "generator.errors", "generator.jsonio",
-                        "generator.atomic"},
+                        "generator.atomic", "generator.shared_sampler"},
 }
 
 

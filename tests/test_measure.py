@@ -14,9 +14,10 @@ import pytest
 from generator import cli, contract
 from generator.data import provenance
 from generator.errors import InputError
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import MODELS, ROOT
 
-MODEL_NAMES = ("ref_baseline", "c1_dim64", "c1_dim128")
+MODEL_NAMES = (TARGET, *DRAFTS)
 
 
 def run_measure(*args):
@@ -102,14 +103,14 @@ def test_e6s_forwards_are_timed_in_node_beside_torch_and_torchs_overhead_is_coun
 def test_a_corrupt_model_is_named_and_the_earlier_file_kept(measured, tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
-    weights = models / "ref_baseline" / "model.safetensors"
+    weights = models / TARGET / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
     out = tmp_path / "measured.json"
     shutil.copy(measured, out)
     before = out.read_bytes()
     run = run_measure("--quick", "--models", models, "--out", out)
     assert run.returncode != 0
-    assert "ref_baseline/model.safetensors" in run.stderr and "corrupt or truncated" in run.stderr
+    assert f"{TARGET}/model.safetensors" in run.stderr and "corrupt or truncated" in run.stderr
     assert "Traceback" not in run.stderr
     assert out.read_bytes() == before
 
@@ -118,9 +119,9 @@ def test_a_missing_model_is_named_before_anything_is_written(tmp_path):
     from generator.data.measure import measure
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
-    (models / "c1_dim64" / "model.safetensors").unlink()
+    (models / DRAFTS[0] / "model.safetensors").unlink()
     out = tmp_path / "measured.json"
-    with pytest.raises(InputError, match=r"c1_dim64/model\.safetensors: file is missing"):
+    with pytest.raises(InputError, match=rf"{DRAFTS[0]}/model\.safetensors: file is missing"):
         measure(models, out, quick=True, progress=False)
     assert not out.exists()
     with pytest.raises(InputError, match="--repeats"):
@@ -134,20 +135,20 @@ def broken(data, edit):
 
 
 @pytest.mark.parametrize("edit, field", [
-    (lambda d: d["speedup"]["drafts"]["c1_dim64"].pop(2), r"speedup\.drafts\.c1_dim64\[k=3\]: missing"),
+    (lambda d: d["speedup"]["drafts"][DRAFTS[0]].pop(2), rf"speedup\.drafts\.{DRAFTS[0]}\[k=3\]: missing"),
     (lambda d: d["forward"]["v"].pop(), r"forward\.v: no v\(k\) for k = 8"),
-    (lambda d: d["forward"]["c"]["c1_dim128"].update(median=1e9), r"forward\.c\.c1_dim128: min ≤ q1"),
-    (lambda d: d["models"]["ref_baseline"].update(sha256="abc"), r"models\.ref_baseline\.sha256"),
+    (lambda d: d["forward"]["c"][DRAFTS[1]].update(median=1e9), rf"forward\.c\.{DRAFTS[1]}: min ≤ q1"),
+    (lambda d: d["models"][TARGET].update(sha256="abc"), rf"models\.{TARGET}\.sha256"),
     (lambda d: d["machine"].pop("cpu"), r"machine\.cpu: missing"),
     (lambda d: d["machine"].update(date_utc="yesterday"), r"machine\.date_utc"),
-    (lambda d: d["speedup"]["drafts"]["c1_dim128"][0]["speedup"].update(min=float("nan")),
-     r"speedup\.drafts\.c1_dim128\[0\]\.speedup\.min: must be a finite number"),  # refused as it is read
-    (lambda d: d["models"]["c1_dim64"]["ms_per_forward"].update(n=1), r"models\.c1_dim64\.ms_per_forward\.n"),
+    (lambda d: d["speedup"]["drafts"][DRAFTS[1]][0]["speedup"].update(min=float("nan")),
+     rf"speedup\.drafts\.{DRAFTS[1]}\[0\]\.speedup\.min: must be a finite number"),  # refused as it is read
+    (lambda d: d["models"][DRAFTS[0]]["ms_per_forward"].update(n=1), rf"models\.{DRAFTS[0]}\.ms_per_forward\.n"),
     (lambda d: d.update(kind="c13"), r": kind: expected kind"),
     (lambda d: d["browser_forwards"]["engines"]["wasm-simd128"]["v"].pop(0),
      r"browser_forwards\.engines\.wasm-simd128\.v: no v\(k\) for k = 1"),
-    (lambda d: d["torch_overhead"]["c1_dim64"].update(outside_matmul_share=1.5),
-     r"torch_overhead\.c1_dim64\.outside_matmul_share"),
+    (lambda d: d["torch_overhead"][DRAFTS[0]].update(outside_matmul_share=1.5),
+     rf"torch_overhead\.{DRAFTS[0]}\.outside_matmul_share"),
 ])
 def test_the_contract_names_the_field_of_a_malformed_file(measured, tmp_path, edit, field):
     path = tmp_path / "measured.json"

@@ -12,7 +12,8 @@ from generator.errors import InputError
 from generator.data.provenance import stale_inputs
 from generator.contract import load_anchor
 from generator.data.roofline import roofline
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import MODELS, ROOT
 
 PRECOMPUTED = ROOT / "precomputed"
@@ -64,7 +65,7 @@ def test_prefix_figures_follow_from_the_stored_distributions(data):
     for prefix in ("孔明曰：「", "卻說曹操"):
         entry = data["distributions"][prefix]
         assert len(entry["p"]) == data["tokenizer"]["vocab_size"]
-        for draft in ("c1_dim64", "c1_dim128"):
+        for draft in DRAFTS:
             pair = sampler.Pair(entry["p"], entry["q"][draft])
             assert entry["alpha"][draft] == pair.alpha
             assert entry["sum_pq"][draft] == pair.sum_pq
@@ -118,7 +119,7 @@ def test_offline_figures_are_reproduced_by_the_sampler_and_tell_the_story(data):
 
 def test_replay_rounds_add_up(data):
     rep = data["replay"]
-    assert rep["draft"] == "c1_dim64" and rep["k"] == 4 and rep["temperature"] == 1
+    assert rep["draft"] == DRAFTS[0] and rep["k"] == 4 and rep["temperature"] == 1
     assert len(rep["tokens"]) >= rep["n_new"] == 32
     produced = []
     for r in rep["rounds"]:
@@ -139,7 +140,7 @@ def test_accounting_rows_are_consistent(data):
     runs = len(acc["prompts"]) * len(acc["seeds"])
     assert runs == 12
     for draft, d in acc["drafts"].items():
-        assert d["c"] == data["models"][draft]["parameters"] / data["models"]["ref_baseline"]["parameters"]
+        assert d["c"] == data["models"][draft]["parameters"] / data["models"][TARGET]["parameters"]
         assert [r["k"] for r in d["rows"]] == list(range(1, 9))
         # one α per draft for the formula: every k's tested positions pooled
         assert d["accepted"] == sum(r["accepted"] for r in d["rows"])
@@ -188,7 +189,7 @@ def test_provenance_records_every_input(data):
     for name in ("models/tokenizer.json", "precomputed/anchor-model.json", "precomputed/papers.json",
                  "precomputed/lesson.toml", "widgets/sampler.py", "generator"):
         assert name in inputs
-    for model in ("ref_baseline", "c1_dim64", "c1_dim128"):
+    for model in (TARGET, *DRAFTS):
         assert f"models/{model}/model.safetensors" in inputs
     from generator.data.provenance import SCHEMA_VERSION
     assert data["schema_version"] == SCHEMA_VERSION
@@ -217,23 +218,23 @@ def copy_models(tmp_path):
 
 def test_missing_model_folder_is_refused(tmp_path):
     models = copy_models(tmp_path)
-    shutil.rmtree(models / "c1_dim128")
+    shutil.rmtree(models / DRAFTS[1])
     run = generate_into(tmp_path, models, PRECOMPUTED)
-    assert run.returncode == 2 and "c1_dim128" in run.stderr and "missing" in run.stderr
+    assert run.returncode == 2 and DRAFTS[1] in run.stderr and "missing" in run.stderr
 
 
 def test_draft_with_another_vocabulary_is_refused(tmp_path):
     from safetensors.torch import load_file, save_file
     models = copy_models(tmp_path)
-    cfg_path = models / "c1_dim64" / "config.json"
+    cfg_path = models / DRAFTS[0] / "config.json"
     cfg = json.loads(cfg_path.read_text())
     cfg["vocab_size"] = 2047
     cfg_path.write_text(json.dumps(cfg))
-    tensors = load_file(models / "c1_dim64" / "model.safetensors")
+    tensors = load_file(models / DRAFTS[0] / "model.safetensors")
     tensors["tok_emb.weight"] = tensors["tok_emb.weight"][:2047].clone()
-    save_file(tensors, models / "c1_dim64" / "model.safetensors")
+    save_file(tensors, models / DRAFTS[0] / "model.safetensors")
     run = generate_into(tmp_path, models, PRECOMPUTED)
-    assert run.returncode == 2 and "c1_dim64/config.json: vocab_size" in run.stderr
+    assert run.returncode == 2 and f"{DRAFTS[0]}/config.json: vocab_size" in run.stderr
 
 
 @pytest.mark.parametrize("broken, field", [
@@ -269,7 +270,7 @@ def test_a_failure_midway_leaves_the_old_json_and_stops_the_worker(tmp_path, mon
 
     def boom(*a, **k):
         raise RuntimeError("interrupted")
-    monkeypatch.setitem(pc.STAGES, stage, (1e9, boom))  # first in line, so this process takes it
+    monkeypatch.setitem(pc.JOBS, stage, (1e9, boom))  # first in line, so this process takes it
     monkeypatch.setattr(pc, "SharedJobs", Recorded)
     with pytest.raises(RuntimeError, match="interrupted"):
         pc.generate(MODELS, PRECOMPUTED, out, progress=False)
@@ -301,15 +302,15 @@ def test_the_stages_bar_moves_with_each_stage_by_its_weight(capsys):
     back; a finished stage counts whole and is named."""
     import generator.data.precompute as pc
     names = ["greedy identity", "replay"]
-    bar = pc.StagesBar(names, enabled=True)
-    total = pc.STAGES["greedy identity"][0] + pc.STAGES["replay"][0]
+    bar = pc.JobsBar(names, enabled=True)
+    total = pc.JOBS["greedy identity"][0] + pc.JOBS["replay"][0]
     bar.moved("greedy identity", 0.5)
-    assert bar.bar.n == pytest.approx(pc.STAGES["greedy identity"][0] / 2)
+    assert bar.bar.n == pytest.approx(pc.JOBS["greedy identity"][0] / 2)
     bar.moved("greedy identity", 0.25)  # a late report never moves it back
-    assert bar.bar.n == pytest.approx(pc.STAGES["greedy identity"][0] / 2)
+    assert bar.bar.n == pytest.approx(pc.JOBS["greedy identity"][0] / 2)
     bar.done("replay")
     bar.done("greedy identity")
     assert bar.bar.n == pytest.approx(total)
     bar.close()
     shown = capsys.readouterr().err
-    assert "100%" in shown and "2/2 stages, last: greedy identity" in shown
+    assert "100%" in shown and "2/2 jobs, last: greedy identity" in shown

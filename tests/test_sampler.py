@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 
 Pair, SamplerError = sampler.Pair, sampler.SamplerError
 

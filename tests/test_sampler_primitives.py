@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 from tests.test_sampler import FixedRng, random_dist, zipf_pair
 
 Pair, SamplerError = sampler.Pair, sampler.SamplerError

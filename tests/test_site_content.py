@@ -101,7 +101,7 @@ def test_evolution_map_marks_this_lesson(site):
     assert f"本课是图上的第 {n} 代" in page_text(site / "index.html")
 
 
-def test_evolution_map_links_only_to_what_is_here_and_shows_the_numbers_from_the_data(site, data):
+def test_evolution_map_links_only_to_what_is_here_and_shows_the_numbers_from_the_data(site, data, large_draft):
     page = read(site / "index.html")
     ids = parse(site / "index.html").ids
     ol = re.search(r'<ol class="c13-evolution">(.*?)</ol>', page, re.S).group(1)
@@ -121,7 +121,7 @@ def test_evolution_map_links_only_to_what_is_here_and_shows_the_numbers_from_the
     for figure in (formats.ms(anchor["compute_ms_for_positions"]), formats.ms(anchor["weight_read_ms_per_token"]),
                    f"{anchor['positions_verified']} 个位置"):
         assert figure in here[0], figure
-    large = data["constants"]["drafts"][1]
+    large = large_draft
     k_max = max(data["constants"]["ks"])
     row = next(r for r in data["accounting"]["drafts"][large]["rows"] if r["k"] == k_max)
     texts = [t for _, t, _ in items]

@@ -156,12 +156,12 @@ def test_pct_is_the_alpha_the_figure_shows(site, data, measured):
         assert f"α = {pct(data['accounting']['drafts'][draft]['alpha'])}，实测 c = " in html.unescape(part)
 
 
-def test_the_prose_says_what_sets_torchs_c_and_what_e6s_own_forward_costs_here(site, measured):
+def test_the_prose_says_what_sets_torchs_c_and_what_e6s_own_forward_costs_here(site, measured, small_draft):
     """torch's ATen calls per step and its share outside the matrix products, and E6's WebAssembly forward timed
     in Node on the same machine (with the JavaScript one beside it): each figure from measured.json."""
     from generator.pages.formats import ms
     text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "index.html"))))
-    target, small = measured["target"], measured["drafts"][0]
+    target, small = measured["target"], small_draft
     overhead = measured["torch_overhead"]
     assert f"调 {fixed(overhead[target]['aten_calls_per_step'], 0)} 次 ATen 算子" in text
     assert f"目标一步有 {pct(overhead[target]['outside_matmul_share'], 0)}" in text

@@ -5,7 +5,7 @@ import html
 import json
 import re
 
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 from generator.pages import formats, pair_presets
 from tests.sitelib import read
 

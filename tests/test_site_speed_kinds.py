@@ -175,10 +175,10 @@ def build_machine_summary(measured):
     return rows, sum(1 for r in rows if r[2] < 1), best
 
 
-def test_the_sentences_that_cite_a_measurement_give_it(site, data, measured):
+def test_the_sentences_that_cite_a_measurement_give_it(site, data, measured, small_draft, large_draft):
     text = flat_text(site)
     acc = data["accounting"]["drafts"]
-    small, large = data["constants"]["drafts"]
+    small, large = small_draft, large_draft
     k_max = max(data["constants"]["ks"])
     timed = {(d, r["k"]): r["speedup"]["median"] for d in measured["drafts"] for r in measured["speedup"]["drafts"][d]}
     rows, below, best = build_machine_summary(measured)
@@ -205,7 +205,7 @@ def test_the_sentences_that_cite_a_measurement_give_it(site, data, measured):
     assert f"{times(best[2])}（{names[best[0]]}，k = {best[1]}）" in text[text.index("把实测的 c 和 v(k) 代进公式"):]
 
 
-def test_the_slips_are_corrected_from_the_data(site, data, measured):
+def test_the_slips_are_corrected_from_the_data(site, data, measured, small_draft, large_draft):
     text = flat_text(site)
     # TV against n: the fall over two decades, small n and large n, from the recorded points
     curve = data["tv_curve"]
@@ -226,7 +226,7 @@ def test_the_slips_are_corrected_from_the_data(site, data, measured):
     assert "灰带是噪声基准：直接从 p 抽 n 次时 TV 的期望，按二项分布平均绝对偏差的精确式（De Moivre）" in text
     # c: the median of per-sample ratios, not the ratio of the medians shown beside it
     target = measured["models"][measured["target"]]["ms_per_forward"]["median"]
-    quotients = [measured["models"][d]["ms_per_forward"]["median"] / target for d in measured["drafts"]]
+    quotients = [measured["models"][d]["ms_per_forward"]["median"] / target for d in (small_draft, large_draft)]
     assert "c 取“草稿 ÷ 同一样本的目标”这个比值的中位数" in text
     assert f"那样算，小草稿是 {fixed(quotients[0], 2)}，大草稿是 {fixed(quotients[1], 2)}" in text
     # v at the anchor: an estimate from two lower bounds, not a bound

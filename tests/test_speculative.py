@@ -5,8 +5,9 @@ import torch
 
 from generator.errors import SettingError
 from generator.models.model import GPTConfig
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 from generator.data.speculative import Decoder, distributions, greedy_decode, speculative_run
+from generator.models.family import DRAFTS, TARGET
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +25,10 @@ def test_greedy_speculative_equals_the_targets_own_greedy(family):
     tok, models = family
     for text in PROMPTS:
         ids = tok.encode(text).ids
-        reference = greedy_decode(models["ref_baseline"], ids, 24)
-        for draft in ("c1_dim64", "c1_dim128"):
+        reference = greedy_decode(models[TARGET], ids, 24)
+        for draft in DRAFTS:
             for k in (2, 4):
-                res = speculative_run(models["ref_baseline"], models[draft], ids, 24, k, greedy=True)
+                res = speculative_run(models[TARGET], models[draft], ids, 24, k, greedy=True)
                 assert res["tokens"][:24] == reference, (text, draft, k)
 
 
@@ -39,15 +40,15 @@ def test_the_cached_greedy_reference_is_the_plain_forwards_greedy_text(family):
         tokens = tok.encode(text).ids
         with torch.inference_mode():
             for _ in range(24):
-                tokens.append(sampler.greedy_pick(distributions(models["ref_baseline"], tokens)[-1].tolist()))
-        assert greedy_decode(models["ref_baseline"], tok.encode(text).ids, 24) == tokens[-24:], text
+                tokens.append(sampler.greedy_pick(distributions(models[TARGET], tokens)[-1].tolist()))
+        assert greedy_decode(models[TARGET], tok.encode(text).ids, 24) == tokens[-24:], text
 
 
 def test_rounds_yield_1_to_k_plus_1_and_forwards_are_counted(family):
     tok, models = family
     ids = tok.encode(PROMPTS[0]).ids
     for k in (1, 3, 6):
-        res = speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 40, k, seed=5)
+        res = speculative_run(models[TARGET], models[DRAFTS[0]], ids, 40, k, seed=5)
         rounds = res["rounds"]
         assert all(1 <= r["yield"] <= k + 1 for r in rounds)
         assert all(r["yield"] == r["accepted"] + 1 for r in rounds)
@@ -67,13 +68,13 @@ def test_rounds_yield_1_to_k_plus_1_and_forwards_are_counted(family):
 def test_verification_forward_equals_step_by_step(family):
     tok, models = family
     ids = tok.encode(PROMPTS[1]).ids
-    res = speculative_run(models["ref_baseline"], models["c1_dim128"], ids, 30, 4, seed=2, keep_dists=True)
+    res = speculative_run(models[TARGET], models[DRAFTS[1]], ids, 30, 4, seed=2, keep_dists=True)
     context = list(ids)
     for r in res["rounds"]:
         for i, x in enumerate(r["draft"][: len(r["u"])] + ([] if r["kind"] == "resampled" else [None])):
-            alone = distributions(models["ref_baseline"], context + r["draft"][:i])[-1]  # one token at a time
+            alone = distributions(models[TARGET], context + r["draft"][:i])[-1]  # one token at a time
             assert torch.allclose(r["p_dists"][i], alone, atol=1e-5, rtol=0)
-            q_alone = distributions(models["c1_dim128"], context + r["draft"][:i])[-1]
+            q_alone = distributions(models[DRAFTS[1]], context + r["draft"][:i])[-1]
             if i < len(r["q_dists"]):
                 assert torch.allclose(r["q_dists"][i], q_alone, atol=1e-5, rtol=0)
         context += r["draft"][: r["accepted"]] + [r["token"]]
@@ -83,11 +84,11 @@ def test_verification_forward_equals_step_by_step(family):
 def test_the_context_must_hold_prompt_new_tokens_and_k(family):
     tok, models = family
     ids = tok.encode(PROMPTS[0]).ids
-    block = models["ref_baseline"].cfg.block_size
+    block = models[TARGET].cfg.block_size
     with pytest.raises(SettingError, match="more than the context"):
-        speculative_run(models["ref_baseline"], models["c1_dim64"], ids, block - len(ids) - 3, 4)
+        speculative_run(models[TARGET], models[DRAFTS[0]], ids, block - len(ids) - 3, 4)
     with pytest.raises(SettingError, match="at least one token"):
-        speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 8, 0)
+        speculative_run(models[TARGET], models[DRAFTS[0]], ids, 8, 0)
 
 
 def test_every_decision_is_the_samplers(family, monkeypatch):
@@ -107,20 +108,20 @@ def test_every_decision_is_the_samplers(family, monkeypatch):
         return real_verify(p_rows, q_rows, drafted, rng)
     monkeypatch.setattr(sampler, "draw", counting_draw)
     monkeypatch.setattr(sampler, "verify", counting_verify)
-    res = speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 12, 3, seed=4)
+    res = speculative_run(models[TARGET], models[DRAFTS[0]], ids, 12, 3, seed=4)
     assert calls["verify"] == len(res["rounds"]) and calls["draw"] >= 3 * len(res["rounds"])
     # a sampler that always proposes token 0 and always rejects into token 1 drives the loop
     monkeypatch.setattr(sampler, "draw", lambda row, u: 0)
     monkeypatch.setattr(sampler, "verify", lambda p_rows, q_rows, drafted, rng: dict(
         p=[], q=[], accept_prob=[], u=[], accepted=0, kind="resampled", token=1, final_u=rng.random()))
-    res = speculative_run(models["ref_baseline"], models["c1_dim64"], ids, 5, 2, seed=4)
+    res = speculative_run(models[TARGET], models[DRAFTS[0]], ids, 5, 2, seed=4)
     assert res["tokens"] == [1] * 5 and all(r["draft"] == [0, 0] for r in res["rounds"])
 
 
 def test_decoder_rollback_gives_the_same_distributions_as_a_fresh_decoder(family):
     tok, models = family
     ids = tok.encode(PROMPTS[1]).ids
-    model = models["c1_dim128"]
+    model = models[DRAFTS[1]]
     dec = Decoder(model)
     dec.probs(ids + [5, 6, 7], 4)
     dec.rollback(len(ids) + 1)               # 6 and 7 were rejected

@@ -8,6 +8,7 @@ import pytest
 
 from generator.models.checkpoint import load_family
 from generator.models.train import Recipe, train_all
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import ROOT
 
 
@@ -30,7 +31,7 @@ def test_training_smoke_loss_falls_and_writes_a_loadable_family(tmp_path):
     assert 3_000 < corpus.stat().st_size < 20_000
     recipe = Recipe(steps=60, batch_size=8, block_size=32, n_layer=1, n_head=2, lr=3e-3, warmup=5,
                     eval_every=20, vocab_size=300, heldout_fraction=0.2,
-                    widths={"ref_baseline": 32, "c1_dim64": 8, "c1_dim128": 16})
+                    widths={TARGET: 32, DRAFTS[0]: 8, DRAFTS[1]: 16})
     card = train_all(corpus, tmp_path / "out", recipe)
     for name, m in card["models"].items():
         first, last = m["heldout_curve"][0]["heldout_loss"], m["heldout_curve"][-1]["heldout_loss"]
@@ -47,7 +48,7 @@ def test_training_is_deterministic(tmp_path):
     corpus = tmp_path / "tiny.txt"
     corpus.write_text(synthetic_text(60, seed=9), encoding="utf-8")
     recipe = Recipe(steps=8, batch_size=4, block_size=16, n_layer=1, n_head=1, warmup=2, eval_every=8,
-                    vocab_size=280, heldout_fraction=0.2, widths={"ref_baseline": 16, "c1_dim64": 8, "c1_dim128": 8})
+                    vocab_size=280, heldout_fraction=0.2, widths={TARGET: 16, DRAFTS[0]: 8, DRAFTS[1]: 8})
     a = train_all(corpus, tmp_path / "a", recipe)
     b = train_all(corpus, tmp_path / "b", recipe)
     assert a["tokenizer"]["sha256"] == b["tokenizer"]["sha256"]

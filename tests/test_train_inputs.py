@@ -13,11 +13,12 @@ from generator.errors import InputError
 from generator.models.checks import byte_share, check_losses, check_prompts
 from generator.models.corpus import paragraphs
 from generator.models.train import Recipe, split, train_all
+from generator.models.family import DRAFTS, TARGET
 from tests.conftest import ROOT
 from tests.test_train import synthetic_text
 
 TINY = dict(batch_size=8, block_size=32, n_layer=1, n_head=2, lr=3e-3, warmup=5, eval_every=20, vocab_size=300,
-            heldout_fraction=0.2, widths={"ref_baseline": 32, "c1_dim64": 8, "c1_dim128": 16})
+            heldout_fraction=0.2, widths={TARGET: 32, DRAFTS[0]: 8, DRAFTS[1]: 16})
 
 
 def english_text(n_paragraphs=150, seed=5, width=30):
@@ -95,7 +96,7 @@ def test_models_worse_than_chance_are_refused_and_nothing_is_written(judged_wors
     with pytest.raises(InputError) as e:
         train_all(corpus, out, Recipe(steps=10, **TINY))
     message = str(e.value)
-    assert message.startswith(f"{corpus}: ref_baseline's held-out loss ") and "worse than guessing uniformly" in message
+    assert message.startswith(f"{corpus}: {TARGET}'s held-out loss ") and "worse than guessing uniformly" in message
     assert "--force" in message and f"Nothing was written to {out}" in message
     assert not out.exists(), "a refused run wrote files"
 
@@ -130,12 +131,12 @@ def test_the_command_refuses_a_corpus_without_the_lessons_prompts_before_trainin
     corpus = tmp_path / "english.txt"
     corpus.write_text(english_text(1500), encoding="utf-8")
     out = tmp_path / "models"
-    (out / "c1_dim64").mkdir(parents=True)
+    (out / DRAFTS[0]).mkdir(parents=True)
     (out / "card.json").write_text("{}", encoding="utf-8")
     run = run_train("--corpus", str(corpus), "--out", str(out), "--steps", "5")
     assert run.returncode == 2, run.stderr[-2000:]
     assert f"writing to {out}/ once all models have trained" in run.stdout
-    assert "replaces: c1_dim64, card.json" in run.stdout
+    assert f"replaces: {DRAFTS[0]}, card.json" in run.stdout
     error = run.stderr.strip().splitlines()[-1]
     assert error.startswith(f"error: {corpus}: the lesson's prompts ") and "do not occur in the corpus" in error
     assert "all models" not in run.stderr, "it started training before refusing"

@@ -8,7 +8,7 @@ import pytest
 
 from generator import contract
 from generator.data.settings import PREFIXES
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 from generator.data.tv_curve import TV_CURVE, tv_curve
 from generator.errors import InputError
 from generator.models.family import DRAFTS

@@ -8,9 +8,9 @@
 //
 // URLs are derived from this module's own URL, so the site works at / and under a sub-path alike.
 
-import { STAGES, python } from "./python-host.js";
+import { PYODIDE_STEPS, python } from "./python-host.js";
 
-export { STAGES, python };
+export { PYODIDE_STEPS, python };
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const SITE_ROOT = new URL("../../", import.meta.url); // the site's root folder
@@ -30,7 +30,7 @@ function readData() {
   if (cached.node !== node) {
     const data = JSON.parse(node.textContent);
     data.python = python;
-    data.pythonStages = STAGES;
+    data.pyodideSteps = PYODIDE_STEPS;
     data.urls = {
       indexURL: new URL(data.pyodide, SITE_ROOT).href,
       samplerURL: new URL(data.sampler, SITE_ROOT).href,

@@ -4,7 +4,7 @@
 // totals; and the text so far. The text is drawn once by widgets/figures/replay.mjs (the build-time version's
 // function); stepping shows its rounds up to the current one ([data-round]) and marks the current one.
 import { el, fill, fixed, fromMarkup, mount, pct, prob, promptBox, staticChildren, stash, tok, uid } from "./c13-util.js";
-import { mountVerify } from "./e4_motion.js";
+import { mountVerifyMotion } from "./e4_motion.js";
 import { BYTES_NOTE, isByteLabel, plainText, replayText } from "./figures/replay.mjs";
 
 const PLAY_INTERVAL_MS = 1100;
@@ -83,8 +83,8 @@ export function render(section, data) {
   const gid = uid("e4");
 
   const live = mount(section, "c13-e4");
-  const verifyBlock = section.querySelector(":scope > .c13-verify-block"); // stays: e4_motion.js makes it live
-  stash(section, staticChildren(section).filter((c) => c !== verifyBlock), "静态版本：整次运行的文字与全部轮次的表");
+  const motionBlock = section.querySelector(":scope > .c13-verify-block"); // stays: the verify motion (e4_motion.js)
+  stash(section, staticChildren(section).filter((c) => c !== motionBlock), "静态版本：整次运行的文字与全部轮次的表");
   const go = (step) => { state.step = Math.max(0, Math.min(total, step)); draw(); };
   const { bar, buttons } = controlBar(gid, { first: () => go(0), prev: () => go(state.step - 1), toggle: () => toggle(),
     next: () => go(state.step + 1), last: () => go(total) });
@@ -151,6 +151,6 @@ export function render(section, data) {
   }
 
   draw();
-  if (verifyBlock) mountVerify(verifyBlock, data);
+  if (motionBlock) mountVerifyMotion(motionBlock, data);
   section.classList.add("c13-is-live");
 }

@@ -1,4 +1,4 @@
-// E4 · the verify step in motion: one recorded round of the replay, step by step. The reader picks the round,
+// E4 · the verify motion: one recorded round of the replay, step by step. The reader picks the round,
 // steps with buttons or the slider, or plays it; every step is drawn by widgets/figures/verify_steps.mjs (the
 // function that drew the build-time version, so the first state here is the static one: the whole round). Under
 // prefers-reduced-motion the steps change without any animation (widgets/css/e4.css turns them off).
@@ -28,8 +28,8 @@ function controls(gid, replay, actions) {
   return { box, select, slider, buttons };
 }
 
-/** Turn the static figure inside `block` into the stepping widget. data: the page's widget data. */
-export function mountVerify(block, data) {
+/** Turn the static figure inside `block` into the verify motion. data: the page's widget data. */
+export function mountVerifyMotion(block, data) {
   const figure = block.querySelector(".c13-verify");
   if (!figure) return;
   const { replay, labels } = data;

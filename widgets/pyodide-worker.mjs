@@ -2,7 +2,8 @@
 //
 // It loads Pyodide from the site's own copy (indexURL = the site's assets/vendor/pyodide/ folder, given by
 // the page; nothing is ever fetched from another origin), then fetches widgets/sampler.py from the site —
-// the very file the generator ran for the offline figures — and imports it as the module `sampler`.
+// the very file the generator ran for the offline figures — with its glue (widgets/py/c13_worker.py, c13_e6.py),
+// and imports them (widgets/py/load.mjs). Each request below is a call of c13_worker.py.
 //
 // Messages from the page:
 //   {type: "init", indexURL, samplerURL, warmup}              once, first; warmup: {key, p, q, rounds} or null
@@ -13,120 +14,39 @@
 // p and q are JSON texts of the distributions (Python's json reads the same doubles that JavaScript wrote);
 // a key names one (prefix, draft) pair, whose sampler.Pair is built once and kept.
 // Messages to the page:
-//   {type: "stage", stage, detail}     loading steps: "loader", "runtime", "sampler"
+//   {type: "step", step, detail}       loading steps: "loader", "runtime", "sampler"
 //   {type: "bytes", file, bytes}       loading: bytes of a file received so far (progress; feeds the page's watchdog)
 //   {type: "ready", version, ms}       Pyodide and the sampler are loaded
 //   {type: "warmup", ms, rounds, stopped}  the warm-up after "ready" ended (stopped: a run came first)
-//   {type: "failed", stage, message}   loading failed
+//   {type: "failed", step, message}    loading failed
 //   {type: "round", id, record}        one round (sampler.one_round's dict)
 //   {type: "progress", id, done, n, accepted}
 //   {type: "done", id, result}         counts, accepted, tv, acceptance_rate, n, seed, scheme, ms, alpha, sum_pq,
 //                                      and for resample_p tv_resample_p (pair-stats: alpha, sum_pq, tv_resample_p)
 //   {type: "error", id, message}       a request failed (E6: also `cancelled`)
-//   {type: "e6-event", id, event}      E6's progress: stages, bytes, the prompt, each token and round
+//   {type: "e6-event", id, event}      E6's progress: phases, bytes, the prompt, each token and round
 //   {type: "cancel", id}                                      that request only: a run stops before its next chunk
 // Cancelling one request leaves the others and everything loaded (E6's models too); only the page's cancel of
 // everything (python.cancel()) terminates this worker, and a new one starts when next needed.
 
 import { cancelled, runChunks, running } from "./pyodide-runs.mjs";
-
-const PY_SETUP = `
-import json, random, sys, time
-sys.path.insert(0, "/home/pyodide/c13")
-import sampler
-
-_pairs = {}
-_stream = {"key": None, "index": -1, "rng": None}
-_runs = {}  # request id → {"gen", "pair", "last"}: runs of several experiments may take turns
-
-
-def c13_pair(key, p_json, q_json):
-    if key not in _pairs:
-        p = [float(v) for v in json.loads(p_json)]
-        q = [float(v) for v in json.loads(q_json)]
-        _pairs[key] = sampler.Pair(p, q)
-    return _pairs[key]
-
-
-def c13_round(key, p_json, q_json, scheme, seed, index):
-    pair = c13_pair(key, p_json, q_json)
-    ident = (key, scheme, seed)
-    if _stream["key"] != ident or _stream["index"] != index - 1:
-        rng = random.Random(seed)
-        for _ in range(index):
-            sampler.one_round(pair, rng, scheme)
-        _stream.update(key=ident, rng=rng)
-    record = sampler.one_round(pair, _stream["rng"], scheme)
-    _stream["index"] = index
-    return json.dumps(record)
-
-
-def c13_start(rid, key, p_json, q_json, scheme, seed, n, chunk):
-    pair = c13_pair(key, p_json, q_json)
-    _runs[rid] = {"gen": sampler.run_chunks(pair, n, seed, scheme, chunk), "pair": pair, "last": None}
-
-
-def c13_step(rid):
-    run = _runs[rid]
-    result = next(run["gen"], None)
-    if result is None:
-        return None
-    run["last"] = result
-    return (result["n"], result["accepted"])
-
-
-def c13_drop(rid):
-    _runs.pop(rid, None)
-
-
-def c13_pair_stats(p_json, q_json):
-    pair = sampler.Pair([float(v) for v in json.loads(p_json)], [float(v) for v in json.loads(q_json)])
-    return json.dumps(dict(alpha=pair.alpha, sum_pq=pair.sum_pq, tv_resample_p=sampler.resample_p_tv(pair.p, pair.q)))
-
-
-def c13_finish(rid):
-    run = _runs.pop(rid)
-    result, pair = run["last"], run["pair"]
-    s = sampler.summary(result, pair)
-    out = dict(counts=result["counts"], accepted=result["accepted"], n=s["n"], seed=s["seed"],
-               scheme=s["scheme"], tv=s["tv"], acceptance_rate=s["acceptance_rate"],
-               alpha=pair.alpha, sum_pq=pair.sum_pq)
-    if s["scheme"] == "resample_p":  # where the biased output goes with infinitely many rounds (any pair, edited too)
-        out["tv_resample_p"] = sampler.resample_p_tv(pair.p, pair.q)
-    return json.dumps(out)
-
-
-_warm = {"gen": None}
-
-
-def c13_warm_start(key, p_json, q_json, n, chunk):
-    # the warm-up: the calls of a reader's run (its own generator and random.Random, so no stream is touched)
-    _warm["gen"] = sampler.run_chunks(c13_pair(key, p_json, q_json), n, 0, "correct", chunk)
-
-
-def c13_warm_step():
-    return next(_warm["gen"], None) is not None
-`;
+import { fetchFrom, installPython, pythonSources } from "./py/load.mjs";
 
 let pyodide = null;
+let glue = null; // the module c13_worker
 let ready = null;
 
 // The site's python_stdlib.zip is trimmed to what Pyodide's start-up and the experiments import
 // (generator/pages/stdlib.py); when an import is missing from it anyway, the worker starts Python again, once, on
 // the full archive kept under full/ (a console info line says so). `self.c13Stdlib` says which one runs (tests).
 const FULL_STDLIB = "full/python_stdlib.zip";
-const stdlib = { indexURL: null, source: null, fallback: null };
+const stdlib = { indexURL: null, sources: null, fallback: null };
 self.c13Stdlib = "trimmed";
 // the archive's members that the running Python has imported (tests/browser/test_stdlib_trim_live.py compares them
 // with the kept list)
-self.c13StdlibMembers = () => pyodide.runPython(`
-import sys
-_z = "/lib/python%d%d.zip/" % sys.version_info[:2]
-"\\n".join(sorted(m.__file__[len(_z):] for m in list(sys.modules.values())
-                   if (getattr(m, "__file__", None) or "").startswith(_z)
-                   and getattr(getattr(m, "__spec__", None), "origin", None) != "frozen"))`).split("\n");
-// while loading: the current stage, and whether a failure was already reported (the first one is the one said)
-const loading = { on: false, stage: "loader", failed: false };
+self.c13StdlibMembers = () => call("c13_stdlib_members").split("\n");
+// while loading: the current step, and whether a failure was already reported (the first one is the one said)
+const loading = { on: false, step: "loader", failed: false };
 const BYTES_EVERY_MS = 200;
 
 function post(message) {
@@ -142,10 +62,10 @@ function describe(err) {
 function failLoading(message) {
   if (!loading.on || loading.failed) return;
   loading.failed = true;
-  post({ type: "failed", stage: loading.stage, message });
+  post({ type: "failed", step: loading.step, message });
 }
 
-/** While loading, every fetch (pyodide.asm.wasm, python_stdlib.zip, the lock file, sampler.py) is watched: an HTTP
+/** While loading, every fetch (pyodide.asm.wasm, python_stdlib.zip, the lock file, the Python files) is watched: an HTTP
  * error fails the start at once, and the bytes received are reported as progress. */
 function watchFetches() {
   const realFetch = self.fetch.bind(self);
@@ -206,11 +126,10 @@ function loadRuntime(loadPyodide, stdLibURL) {
   return loadPyodide({ indexURL, packageBaseUrl: indexURL, cdnUrl: indexURL, stdLibURL, stdout: () => {}, stderr: () => {} });
 }
 
-/** sampler.py written into Python's file system and imported, with the worker's glue (PY_SETUP). */
+/** sampler.py and its glue written into Python's file system and imported (widgets/py/load.mjs). */
 function importSampler(py) {
-  py.FS.mkdirTree("/home/pyodide/c13");
-  py.FS.writeFile("/home/pyodide/c13/sampler.py", stdlib.source);
-  py.runPython(PY_SETUP);
+  installPython(py, stdlib.sources);
+  glue = py.pyimport("c13_worker");
   return py;
 }
 
@@ -229,23 +148,21 @@ function fallBack(err) {
 
 async function start(indexURL, samplerURL) {
   const t0 = performance.now();
-  let stage = "loader";
+  let step = "loader";
   loading.on = true;
   watchFetches();
   watchConsole();
   try {
-    post({ type: "stage", stage, detail: "pyodide.mjs" });
+    post({ type: "step", step, detail: "pyodide.mjs" });
     const loaderURL = new URL("pyodide.mjs", indexURL).href;
     const { loadPyodide } = await import(loaderURL);
-    stage = loading.stage = "runtime";
-    post({ type: "stage", stage, detail: "pyodide.asm.wasm + python_stdlib.zip" });
+    step = loading.step = "runtime";
+    post({ type: "step", step, detail: "pyodide.asm.wasm + python_stdlib.zip" });
     stdlib.indexURL = indexURL;
     pyodide = await loadRuntime(loadPyodide, undefined);
-    stage = loading.stage = "sampler";
-    post({ type: "stage", stage, detail: "sampler.py" });
-    const response = await fetch(samplerURL, { cache: "no-cache" });
-    if (!response.ok) throw new Error(`${samplerURL}: HTTP ${response.status}`);
-    stdlib.source = await response.text();
+    step = loading.step = "sampler";
+    post({ type: "step", step, detail: "sampler.py" });
+    stdlib.sources = await pythonSources(fetchFrom(new URL(".", samplerURL)));
     try {
       importSampler(pyodide);
     } catch (err) {
@@ -255,7 +172,7 @@ async function start(indexURL, samplerURL) {
     loading.on = false;
     post({ type: "ready", version: pyodide.version, ms: performance.now() - t0 });
   } catch (err) {
-    loading.stage = stage;
+    loading.step = step;
     failLoading(describe(err));
     loading.on = false;
     throw err;
@@ -263,7 +180,7 @@ async function start(indexURL, samplerURL) {
 }
 
 function call(name, ...args) {
-  const fn = pyodide.globals.get(name);
+  const fn = glue[name];
   try {
     return fn(...args);
   } finally {

@@ -9,13 +9,14 @@ import { CANCEL_MS, Task, cancelledError, workerError } from "./python-task.mjs"
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const BUILD_COMMAND = "make site"; // the README's first command
 
-export const STAGES = [
+// Pyodide's loading steps, in order: [key the worker sends, what the reader is told]
+export const PYODIDE_STEPS = [
   ["loader", "下载 Pyodide 加载器"],
   ["runtime", "启动 Python（WebAssembly 运行时与标准库）"],
   ["sampler", "载入 sampler.py"],
 ];
 
-// A start that shows no progress (no stage, no bytes) for this long has failed. A test may shorten it with
+// A start that shows no progress (no step, no bytes) for this long has failed. A test may shorten it with
 // <html data-c13-stall-ms="…">, read each time the watchdog is set.
 const STALL_MS = 45_000;
 
@@ -120,11 +121,11 @@ class PythonHost {
       this.state = "failed";
       this.readyPromise = Promise.reject(new Error(problem));
       this.readyPromise.catch(() => {});
-      this.emit({ message: problem, stage: null }); // after the promise is kept: a listener may ask again
+      this.emit({ message: problem, step: null }); // after the promise is kept: a listener may ask again
       return this.readyPromise;
     }
     this.state = "loading";
-    this.info = { requestedAt: performance.now(), stage: STAGES[0][0], stageIndex: 0, message: null, bytes: {} };
+    this.info = { requestedAt: performance.now(), step: PYODIDE_STEPS[0][0], stepIndex: 0, message: null, bytes: {} };
     this.readyPromise = new Promise((resolve, reject) => {
       this.rejectLoading = reject;
       this.feedWatchdog();
@@ -160,8 +161,8 @@ class PythonHost {
     const limit = stallLimit();
     this.watchdog = setTimeout(() => {
       if (this.state !== "loading") return;
-      const stage = STAGES[this.info.stageIndex];
-      this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${stage ? stage[1] : "启动"}”）。` +
+      const step = PYODIDE_STEPS[this.info.stepIndex];
+      this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${step ? step[1] : "启动"}”）。` +
         "可能是网络中断，或站点上的 Pyodide 文件不完整；可以重试。下面的静态版本（离线数字）仍然可以读。",
       this.rejectLoading || (() => {}));
     }, limit);
@@ -181,22 +182,22 @@ class PythonHost {
 
   onMessage(message, resolve, reject) {
     if (this.state === "loading") this.feedWatchdog();
-    if (message.type === "stage") {
-      const index = STAGES.findIndex((s) => s[0] === message.stage);
-      this.emit({ stage: message.stage, stageIndex: index, detail: message.detail });
+    if (message.type === "step") {
+      const index = PYODIDE_STEPS.findIndex((s) => s[0] === message.step);
+      this.emit({ step: message.step, stepIndex: index, detail: message.detail });
     } else if (message.type === "bytes") {
       this.emit({ bytes: { ...this.info.bytes, [message.file]: message.bytes } });
     } else if (message.type === "ready") {
       clearTimeout(this.watchdog);
       this.state = "ready";
       const readyMs = performance.now() - this.info.requestedAt;
-      this.emit({ stage: "ready", stageIndex: STAGES.length, version: message.version, workerMs: message.ms, readyMs });
+      this.emit({ step: "ready", stepIndex: PYODIDE_STEPS.length, version: message.version, workerMs: message.ms, readyMs });
       resolve(this);
     } else if (message.type === "warmup") {
       this.emit({ warmup: { ms: message.ms, rounds: message.rounds, stopped: message.stopped } });
     } else if (message.type === "failed") {
       const what = { loader: "Pyodide 的加载器 pyodide.mjs", runtime: "Python 运行时（pyodide.asm.mjs、pyodide.asm.wasm、python_stdlib.zip 之一）",
-        sampler: "抽样器 sampler.py" }[message.stage] || "Pyodide";
+        sampler: "抽样器 sampler.py" }[message.step] || "Pyodide";
       this.fail(`${what} 没能载入：${message.message}。请确认站点是完整构建的（在项目目录执行 ${BUILD_COMMAND}），` +
         `并用 ${this.serveCommand()} 打开；下面的静态版本（离线数字）仍然可以读。`, reject);
     } else {
@@ -268,7 +269,7 @@ class PythonHost {
   }
 
   /** E6: live speculative decoding in the worker (e6/engine.mjs; the page ↔ worker API of the E6 design).
-   * Starts Pyodide if needed; onEvent gets {type: "e6-stage" | "e6-bytes" | "e6-prompt" | "e6-token" | "e6-round", …}.
+   * Starts Pyodide if needed; onEvent gets {type: "e6-phase" | "e6-bytes" | "e6-prompt" | "e6-token" | "e6-round", …}.
    * Resolves with the run's result; rejects with a reader-facing Error, `.cancelled` after e6Cancel(). `type`
    * "e6-measure" asks for the measuring phase alone (e6Measure). */
   async e6Run(args, onEvent, type = "e6-run") {
@@ -279,7 +280,7 @@ class PythonHost {
     });
     aborted.catch(() => {});
     try {
-      if (this.state !== "ready") onEvent?.({ type: "e6-stage", stage: "python" });
+      if (this.state !== "ready") onEvent?.({ type: "e6-phase", phase: "python" });
       // after a failed start, running E6 is the reader's retry (E2's status line offers the same)
       await Promise.race([this.state === "failed" ? this.restart() : this.ensure(), aborted]);
       if (job.cancelled) throw cancelledError();
@@ -345,7 +346,7 @@ class PythonHost {
     this.stop();
     for (const [, req] of this.pending) req.reject(cancelledError());
     this.pending.clear();
-    this.emit({ stage: null, stageIndex: 0, message: null, cancelledAt: performance.now() });
+    this.emit({ step: null, stepIndex: 0, message: null, cancelledAt: performance.now() });
   }
 
   /** The worker died after a good start: what it was doing fails with the reason, the next request starts anew. */
@@ -353,7 +354,7 @@ class PythonHost {
     this.stop();
     for (const [, req] of this.pending) req.reject(new Error(message));
     this.pending.clear();
-    this.emit({ stage: null, stageIndex: 0, message: null });
+    this.emit({ step: null, stepIndex: 0, message: null });
   }
 
   /** After a failure: end what is left and start afresh (the status line's 重试). */

@@ -22,7 +22,7 @@ import random
 import torch
 
 from ..models.model import RowsKVCache
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 from .speculative import check_fits
 
 

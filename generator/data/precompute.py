@@ -4,7 +4,7 @@ Inputs: models/ (tokenizer + three checkpoints + card), precomputed/lesson.toml 
 precomputed/papers.json and widgets/sampler.py. Output: precomputed/c13.json — deterministic (the same
 inputs give the same bytes; no dates, no timings), written atomically, with the sha256 of every input.
 Models run in float64, on pinned CPU kernels (kernels.py), so that the bytes do not depend on the machine.
-The stages do not depend on each other: they run as jobs (STAGES) shared by this process and one worker process
+Its jobs (JOBS) do not depend on each other: they run shared by this process and one worker process
 (jobs.py). Every input is checked before the work starts; c13.json and the browser files it records are written
 together at the end (atomic.write_together), or none of them when anything fails.
 """
@@ -26,7 +26,7 @@ from .runs import accounting, accounting_counts, alpha_spread, greedy_identity, 
 from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, LESSON_FILE, LESSON_K, LESSON_NAME,  # noqa: F401
                        OFFLINE, PREFIXES, PROMPTS, REPLAY, SPREAD, WIDGETS, rounded, stored_dist)
 from .browser_files import browser_file_bytes, describe, float16_error
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 from .speculative import check_fits, distributions
 from .tv_curve import TV_CURVE, tv_curve, tv_points
 from ..models.tokenizer import token_bytes, token_labels
@@ -118,39 +118,39 @@ def offline_checks(dists):
     return out
 
 
-# The stages that take time, as jobs for this process and one worker (jobs.py), with their CPU seconds on the
+# The jobs of the data stage, for this process and one worker (jobs.py), with their CPU seconds on the
 # build machine: the order of the jobs (longest first) and the progress bar's weights depend on these, never a
 # figure. Each is called with the models, the prompts' ids, E2's stored p and q, and progress(fraction).
-STAGES = {
+JOBS = {
     "greedy identity": (2.2, lambda models, prompts, dists, progress: greedy_identity(models, prompts, progress)),
     "replay": (0.3, lambda models, prompts, dists, progress: replay(models, prompts)),
     "α per position": (0.8, lambda models, prompts, dists, progress: alpha_spread(models, prompts)),
     "offline sampler checks": (1.3, lambda models, prompts, dists, progress: offline_checks(dists)),
 }
 TV_SECONDS = {"correct": 2.0, "direct": 1.2, "resample_p": 1.9}  # a scheme missing here is an error at import
-STAGES.update({f"TV against n: {scheme}": (TV_SECONDS[scheme], lambda models, prompts, dists, progress, s=scheme:
+JOBS.update({f"TV against n: {scheme}": (TV_SECONDS[scheme], lambda models, prompts, dists, progress, s=scheme:
                                            tv_points(dists, s, progress=progress))
                for scheme in TV_CURVE["schemes"]})
 # the accounting's runs after two prompts (every draft, k and seed) in one batch: 13% less work than one prompt
 # at a time (a forward costs less per run), and with more in one batch no less
 GROUPS = [PROMPTS[i:i + 2] for i in range(0, len(PROMPTS), 2)]
-STAGES.update({"accounting: " + " ".join(group): (6.0 * len(group), lambda models, prompts, dists, progress, g=group:
+JOBS.update({"accounting: " + " ".join(group): (6.0 * len(group), lambda models, prompts, dists, progress, g=group:
                                                    accounting_counts(models, prompts, list(g), progress=progress))
                for group in GROUPS})
 
 
-def stage_job(state, progress, name):
-    """Run one stage: state is (models, prompts, dists), the float64 models, the prompts' ids, E2's stored p, q;
+def run_job(state, progress, name):
+    """Run one job: state is (models, prompts, dists), the float64 models, the prompts' ids, E2's stored p, q;
     progress(fraction) hears how far it is."""
-    return STAGES[name][1](*state, progress)
+    return JOBS[name][1](*state, progress)
 
 
-class StagesBar:
-    """The progress bar of the stages running in both processes: each weighs its estimated seconds (STAGES) and
-    moves as it reports; the stages finished so far are counted after it."""
+class JobsBar:
+    """The progress bar of the jobs running in both processes: each weighs its estimated seconds (JOBS) and
+    moves as it reports; the jobs finished so far are counted after it."""
 
     def __init__(self, names, enabled):
-        self.weights, self.shares = {n: STAGES[n][0] for n in names}, dict.fromkeys(names, 0.0)
+        self.weights, self.shares = {n: JOBS[n][0] for n in names}, dict.fromkeys(names, 0.0)
         self.bar = tqdm(total=sum(self.weights.values()), desc=GENERATOR_NAME, disable=not enabled,
                         dynamic_ncols=True, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}"
                                                        "{postfix}")
@@ -162,7 +162,7 @@ class StagesBar:
 
     def done(self, name):
         self.finished += 1
-        self.bar.set_postfix_str(f"{self.finished}/{len(self.weights)} stages, last: {name}", refresh=False)
+        self.bar.set_postfix_str(f"{self.finished}/{len(self.weights)} jobs, last: {name}", refresh=False)
         self.moved(name, 1.0)
 
     def close(self):
@@ -170,7 +170,7 @@ class StagesBar:
 
 
 def worker_state(models_dir):
-    """The worker's state for stage_job: it loads the models and encodes the prompts itself, and computes the
+    """The worker's state for run_job: it loads the models and encodes the prompts itself, and computes the
     stored p and q again (the same numbers: the same models, the same code). It inherits the pinned kernels'
     environment from this process, and refuses to work on others."""
     kernels.check("the data stage's worker process")
@@ -185,7 +185,7 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
     """Compute everything and write c13.json and its browser files together. Returns (data, seconds). pool: the
     worker, if the caller started it already, as SharedJobs("generator.data.precompute:worker_state",
     (models_dir,)); else it starts now, to load the models while this process checks the inputs. Both processes
-    then take the stages as jobs (jobs.py). Any error stops the worker and writes nothing."""
+    then take the jobs (jobs.py). Any error stops the worker and writes nothing."""
     started = time.perf_counter()
     models_dir, precomputed_dir = Path(models_dir), Path(precomputed_dir)
     out_path = Path(out_path) if out_path else precomputed_dir / "c13.json"
@@ -208,9 +208,9 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         for ids in prompts.values():  # the longest runs must fit the context, else stop now
             check_fits(models[TARGET], ids, ACCOUNTING["n_new"], max(ACCOUNTING["ks"]))
         dists = prefix_distributions(models, prompts)
-        names = sorted(STAGES, key=lambda name: -STAGES[name][0])
-        bar = StagesBar(names, progress)
-        done = pool.run((models, prompts, dists), [(name, stage_job, (name,)) for name in names],
+        names = sorted(JOBS, key=lambda name: -JOBS[name][0])
+        bar = JobsBar(names, progress)
+        done = pool.run((models, prompts, dists), [(name, run_job, (name,)) for name in names],
                         on_done=bar.done, on_progress=bar.moved)
         bar.close()
     finally:
@@ -219,7 +219,7 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
     greedy, rep, spread, offline = (done[name] for name in ("greedy identity", "replay", "α per position",
                                                             "offline sampler checks"))
     curve = tv_curve(dists, points={scheme: done[f"TV against n: {scheme}"] for scheme in TV_CURVE["schemes"]})
-    counts = {key: value for name in STAGES if name.startswith("accounting: ") for key, value in done[name].items()}
+    counts = {key: value for name in JOBS if name.startswith("accounting: ") for key, value in done[name].items()}
     acc = accounting(models, prompts, counts)
     files = browser_file_bytes(models_dir)
     browser = browser_record(files, models, prompts, greedy)

@@ -12,7 +12,7 @@ from ..errors import SettingError
 from ..models.checkpoint import DRAFTS, TARGET
 from .batched import mixed_runs
 from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 from .speculative import Decoder, distributions, greedy_decode, speculative_run
 
 # Drafted positions worked out at a time in the batched runs (batched.py): the counts and tokens are the same for

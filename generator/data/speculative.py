@@ -12,7 +12,7 @@ import torch
 
 from ..errors import SettingError
 from ..models.model import KVCache
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 
 
 class Decoder:

@@ -12,7 +12,7 @@ import time
 import torch
 
 from ..models.model import KVCache
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 from .speculative import Decoder
 
 

@@ -12,7 +12,7 @@ each seed draws one path of TV as the draws accumulate. Cost: about 10 million d
 """
 from ..models.family import DRAFTS
 from .settings import PREFIXES, TV
-from .shared_sampler import sampler
+from ..shared_sampler import sampler
 
 # ns, seeds per scheme and the first seed from precomputed/lesson.toml ([tv]); seeds are seed + index, recorded
 TV_CURVE = dict(TV, schemes=("correct", "direct", "resample_p"))

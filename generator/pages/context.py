@@ -9,15 +9,15 @@ import math
 
 from markupsafe import Markup
 
-from . import figures, pair_presets
+from . import claims, figure_table, pair_presets, speedup
 from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
-from .measured import MEASURE_COMMAND, measured_context, measured_requests
+from .measured import MEASURE_COMMAND, measured_context
 from .qa import QA_RECORD, read_qa
 from .templates import section_of
 from .widget_payload import script_json
 
-ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts in the order of constants.drafts
+ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts by size, smallest first
 
 MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&$~:^=\"'%")
 
@@ -27,10 +27,16 @@ def md_text(text):
     return "".join(f"&#{ord(ch)};" if ch in MD_SPECIAL else ch for ch in str(text))
 
 
-def role_names(constants):
-    """Each model's role label: the target's, then the drafts' in the order of constants.drafts."""
-    names = {constants["target"]: ROLE_LABELS["target"]}
-    names.update(zip(constants["drafts"], ROLE_LABELS["drafts"]))
+def drafts_by_size(data):
+    """The drafts from the smallest to the largest by their parameter counts (c13.json → models), whatever the
+    order of constants.drafts."""
+    return sorted(data["constants"]["drafts"], key=lambda name: data["models"][name]["parameters"])
+
+
+def role_names(data):
+    """Each model's role label: the target's, then the drafts' by size (小草稿 the one with fewer parameters)."""
+    names = {data["constants"]["target"]: ROLE_LABELS["target"]}
+    names.update(zip(drafts_by_size(data), ROLE_LABELS["drafts"]))
     return names
 
 
@@ -50,12 +56,10 @@ def replay_summary(replay):
 
 
 def e5_best(alpha, c, ks):
-    """E5's formula for the prose: the best k for α and c over ks, its speedup (1 − α^(k+1)) / ((1 − α)(c·k + 1))
-    and the yield; the first of equals, as widgets/figures/speedup.mjs bestK."""
-    def speedup(k):
-        return sum(alpha ** i for i in range(k + 1)) / (c * k + 1)
-    best = max(ks, key=lambda k: (speedup(k), -k))
-    return {"k": best, "speedup": speedup(best), "yield": sum(alpha ** i for i in range(best + 1))}
+    """E5's formula for the prose: the best k for α and c over ks (the first of equals), its speedup and yield,
+    from generator/pages/speedup.py (the twin of widgets/figures/speedup.mjs)."""
+    best = speedup.best_k(alpha, c, ks)
+    return {"k": best, "speedup": speedup.speedup(alpha, c, best), "yield": speedup.expected_yield(alpha, best)}
 
 
 def tv_means(curve):
@@ -73,137 +77,96 @@ def _prefixes(data):
     return [main] + others
 
 
-def build_context(data):
-    constants = data["constants"]
-    target = constants["target"]
-    small_draft, large_draft = constants["drafts"]
+def lookups(data):
+    """The templates' functions over the data: tok, row, paper, paper_figure and e5_best."""
     labels = data["tokenizer"]["labels"]
     accounting = data["accounting"]["drafts"]
-    prefixes = _prefixes(data)
+    papers = {p["id"]: p for p in data["papers"]}
 
     def tok(token):
+        """A token (its id, or a label) in its box, as the page shows tokens."""
         label = labels[token] if isinstance(token, int) and not isinstance(token, bool) else str(token)
         return Markup(f'<span class="c13-tok">{md_text(label)}</span>')
 
     def row(draft, k):
+        """The accounting's row of a draft at k (c13.json → accounting → drafts → DRAFT → rows)."""
         for entry in accounting[draft]["rows"]:
             if entry["k"] == k:
                 return entry
         raise KeyError(f"accounting.drafts.{draft}.rows has no k = {k}")
 
-    papers = {p["id"]: p for p in data["papers"]}
+    def best_k(alpha, c):
+        """E5's best k for α and c over the lesson's ks, its speedup and yield (e5_best)."""
+        return e5_best(alpha, c, data["constants"]["ks"])
 
     def paper(paper_id):
+        """A paper of c13.json → papers by its id."""
         if paper_id not in papers:
             raise KeyError(f"papers has no entry with id {paper_id!r}")
         return papers[paper_id]
 
     def paper_figure(paper_id, what):
+        """One reported figure of a paper, by what it measures."""
         for fig in paper(paper_id)["figures"]:
             if fig["what"] == what:
                 return fig
         raise KeyError(f"papers[{paper_id}] has no figure {what!r}")
 
+    return {"tok": tok, "row": row, "paper": paper, "paper_figure": paper_figure, "e5_best": best_k}
+
+
+def build_context(data, origins=None):
+    """The templates' context from c13.json's data. origins, when given, receives for each key where it comes from
+    (`python -m generator context` lists them, generator/pages/context_info.py)."""
+    origins = {} if origins is None else origins
+    constants = data["constants"]
+    target = constants["target"]
+    small_draft, large_draft = drafts_by_size(data)
+    labels = data["tokenizer"]["labels"]
+    accounting = data["accounting"]["drafts"]
+    prefixes = _prefixes(data)
     replay = data["replay"]
     ctx = {
         "data": data, "constants": constants, "target": target, "small_draft": small_draft,
         "large_draft": large_draft, "drafts": [small_draft, large_draft], "models": data["models"],
-        "labels": labels, "names": role_names(constants),
+        "labels": labels, "names": role_names(data),
         "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes,
         "distributions": data["distributions"], "offline": data["offline"]["results"], "accounting": accounting,
         "anchor": data["anchor"], "replay": replay, "replay_stats": replay_summary(replay),
         "spread": data["alpha_spread"]["drafts"], "greedy": data["greedy"], "provenance": data["provenance"],
-        "card": data["card"], "tok": tok, "row": row, "section_of": section_of, "paper": paper,
-        "paper_figure": paper_figure, "serve_command": SERVE_COMMAND,
+        "card": data["card"], "section_of": section_of, "serve_command": SERVE_COMMAND,
         "experiment_count": Markup(EXPERIMENT_COUNT),
         "top_n": constants["top_n"], "small_vocab": constants["small_vocab"],
-        "e5_best": lambda alpha, c: e5_best(alpha, c, constants["ks"]),
+        **lookups(data),
     }
+
+    def mark(where):
+        for key in ctx:
+            origins.setdefault(key, where)
+
+    mark("generator/pages/context.py build_context")
     ctx["qa"] = read_qa(QA_RECORD)
+    mark("generator/pages/qa.py read_qa: docs/qa/C13-L3.md")
     # TV against the number of draws (generator/data/tv_curve.py): the offline points, also for the live rerun
     ctx["tv_curve"] = data["tv_curve"]
     ctx["tv_json"] = Markup(script_json(data["tv_curve"]))
     ctx["tv_means"] = tv_means(data["tv_curve"])
+    mark("generator/pages/context.py build_context: c13.json → tv_curve")
     # the editable pair's presets (made-up six-token pairs, not model figures) with sampler.py's α and TV
     ctx["pair_presets"] = pair_presets.presets()
     ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT)
     ctx["pair_json"] = pair_presets.widget_json(ctx["pair_presets"])
+    mark("generator/pages/pair_presets.py: made-up pairs, their figures from widgets/sampler.py")
     # the build machine's timings, optional (generator/pages/measured.py): next to the c13.json being built
     ctx["measured"], ctx["measure_command"] = measured_context(data, data_path()), MEASURE_COMMAND
-    ctx.update(_pictures(ctx))
+    mark("generator/pages/measured.py measured_context: precomputed/measured.json")
+    claims.register(ctx, data)  # the page's comparisons and conclusions, decided from the data (claims.py)
+    mark("generator/pages/claims.py register")
+    ctx.update(figure_table.draw_all(ctx))  # every build-time figure, declared in figure_table.py
+    mark("generator/pages/figure_table.py")
     if ctx["measured"] and ctx["measured"]["usable"]:
         ctx["measured_table"] = ctx["html_measured_table"]  # also E6's static version (defined only when drawn)
+    mark("generator/pages/context.py build_context")
     return ctx
 
 
-def stacked_id(ctx, prefix, draft):
-    return f"e2-stack-{ctx['prefixes'].index(prefix)}-{ctx['drafts'].index(draft)}"
-
-
-def figure_requests(ctx):
-    """Every figure the templates can ask for, by a key: (key, request for widgets/figures)."""
-    labels, n = ctx["labels"], ctx["top_n"]
-    k = ctx["anchor"]["positions_verified"] - 1
-    out = [("request_path", figures.request("request_path", anchor=ctx["anchor"], id="e1-path"))]
-    for prefix in ctx["prefixes"]:
-        entry = ctx["distributions"][prefix]
-        for draft in ctx["drafts"]:
-            columns = entry["columns"][draft]
-            out.append((("stacked", prefix, draft), figures.request(
-                "stacked", columns=columns, labels=labels, n=n, id=stacked_id(ctx, prefix, draft),
-                prefix=prefix, draft=draft)))
-            out.append((("stacked_rows", prefix, draft), figures.request(
-                "stacked_rows", columns=columns, labels=labels, n=n)))
-    for scale, vocab in (("real", ctx["anchor"]["vocab_size"]), ("small", ctx["small_vocab"])):
-        out.append((("tensor", scale), figures.request("tensor", V=vocab, k=k, replay=ctx["replay"],
-                                                       id=f"e3-{scale}", scale=scale)))
-    names = {d: f"{d}（{ctx['names'][d]}）" for d in ctx["drafts"]}
-    out.append(("speedup", figures.request("speedup", accounting=ctx["accounting"], drafts=ctx["drafts"],
-                                           names=names, id="e5-plot")))
-    spread = {key: ctx["data"]["alpha_spread"][key] for key in ("prompts", "tokens", "positions_per_prompt", "drafts")}
-    for name in ("alpha_positions", "alpha_positions_table"):
-        out.append((name, figures.request(name, spread=spread, drafts=ctx["drafts"], names=names, labels=labels,
-                                          short={d: ctx["names"][d][0] for d in ctx["drafts"]}, id="alpha-positions")))
-    out.append(("replay_table", figures.request("replay_table", replay=ctx["replay"], labels=labels)))
-    out.append(("replay_text", figures.request("replay_text", replay=ctx["replay"], labels=labels)))
-    curve = ctx["tv_curve"]
-    out.append(("tv_curve", figures.request("tv_curve", curve=curve, p=ctx["distributions"][curve["prefix"]]["p"],
-                                            id="tv-curve")))
-    out.append(("tv_curve_table", figures.request("tv_curve_table", curve=curve)))
-    # E4's verify step in motion: the build draws its whole default round, the live widget's first state
-    out.append(("verify_steps", figures.request("verify_steps", replay=ctx["replay"], labels=labels, id="e4-verify")))
-    out.extend(measured_requests(ctx["measured"], names))
-    out.extend(pair_presets.figure_requests(figures, ctx["pair_presets"]))
-    return out
-
-
-def _pictures(ctx):
-    """The build-time figures as markup for the templates, drawn in one batch."""
-    wanted = figure_requests(ctx)
-    drawn = dict(zip((key for key, _ in wanted), (Markup(m) for m in figures.render([r for _, r in wanted]))))
-
-    def figure(svg, caption, cls=""):
-        """The page's frame around a figure: the picture and its caption (the caption is template text)."""
-        return Markup('<figure class="c13-fig {}" data-search-exclude>{}<figcaption>{}</figcaption></figure>').format(
-            cls, svg, caption)
-
-    return {
-        "svg_request_path": lambda: drawn["request_path"],
-        "svg_stacked": lambda prefix, draft: drawn[("stacked", prefix, draft)],
-        "html_stacked_rows": lambda prefix, draft: drawn[("stacked_rows", prefix, draft)],
-        "svg_tensor": lambda scale: drawn[("tensor", scale)],
-        "svg_speedup": lambda: drawn["speedup"],
-        "svg_alpha_positions": lambda: drawn["alpha_positions"],
-        "html_alpha_positions_table": lambda: drawn["alpha_positions_table"],
-        "html_replay": lambda: drawn["replay_table"],
-        "html_replay_text": lambda: drawn["replay_text"],
-        "svg_tv_curve": lambda: drawn["tv_curve"],
-        "html_tv_curve_table": lambda: drawn["tv_curve_table"],
-        "html_verify_steps": lambda: drawn["verify_steps"],
-        # the measured costs (only when ctx["measured"] is usable; the templates check it first)
-        "svg_measured_costs": lambda: drawn["measured_costs"],
-        "svg_measured_verify": lambda: drawn["measured_verify"],
-        "html_measured_table": lambda: drawn["measured_table"],
-        "svg_pair": lambda preset: drawn[("pair", preset)],
-        "figure": figure,
-    }

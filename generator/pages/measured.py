@@ -9,15 +9,15 @@ warn too). Nothing here reads models/: the comparison is with the hashes c13.jso
 
 ctx["measured"] (None when absent): the machine, ms per forward, c and v(k) with their spread, the measured
 speedups, and per draft and k the prediction E[N] / (k·c + v(k)) with the measured c and v(k) and the draft's
-pooled α from c13.json, beside the lesson's (c = parameter ratio, v = 1) — the figures draw the same with
-widgets/figures/speedup.mjs measuredSpeedup.
+pooled α from c13.json, beside the lesson's (c = parameter ratio, v = 1), by generator/pages/speedup.py, the twin
+of widgets/figures/speedup.mjs that the figures draw with.
 """
 from pathlib import Path
 
 from ..contract import REMEASURE, load_measured
 from ..errors import InputError
-from . import figures
 from .data_file import DataError
+from .speedup import measured_speedup
 
 MEASURED_NAME = "measured.json"
 MEASURE_COMMAND = "make measure"
@@ -54,23 +54,15 @@ def stale_inputs(measured, data):
     return out
 
 
-def expected_yield(alpha, k):
-    """1 + α + … + α^k, summed as widgets/figures/speedup.mjs expectedYield does."""
-    return sum(alpha ** i for i in range(k + 1))
-
-
-def measured_speedup(alpha, c, k, v):
-    """E[N] / (k·c + v), as widgets/figures/speedup.mjs measuredSpeedup."""
-    return expected_yield(alpha, k) / (k * c + v)
-
-
 def _spread(stat):
     return {key: stat[key] for key in ("median", "q1", "q3", "min", "max", "n")}
 
 
 def _draft(measured, data, draft, v):
     alpha = data["accounting"]["drafts"][draft]["alpha"] if draft in data["accounting"]["drafts"] else None
-    c_params = data["models"][draft]["ratio_to_target"] if draft in data["models"] else None
+    # the timed models' own ratio (measured.json records their parameters): defined for stale timings too
+    models = measured["models"]
+    c_params = models[draft]["parameters"] / models[measured["target"]]["parameters"]
     c = measured["forward"]["c"][draft]
     rows = []
     for row in measured["speedup"]["drafts"][draft]:
@@ -122,6 +114,8 @@ def _context(measured, data, path):
                     "date": machine["date_utc"][:10], "date_utc": machine["date_utc"]},
         "method": method, "quick": method["quick"], "ks": measured["ks"], "target": target,
         "drafts": list(measured["drafts"]), "by_draft": drafts, "v": v,
+        # the timed drafts by their own size (the page's small/large may be other models when the timings are stale)
+        **dict(zip(("small", "large"), sorted(measured["drafts"], key=lambda d: measured["models"][d]["parameters"]))),
         "target_ms": _spread(measured["models"][target]["ms_per_forward"]),
         "target_bytes": data["models"].get(target, {}).get("bytes_float32"),
         "prompts": measured["speedup"]["prompts"], "seeds": measured["speedup"]["seeds"],
@@ -162,17 +156,6 @@ def figure_args(m, names):
                           for r in e["rows"]]}
               for d, e in m["by_draft"].items()]
     return {"ks": m["ks"], "drafts": drafts, "where": {"measured": m["where"]["measured"], "wallClock": m["where"]["wall_clock"]}}
-
-
-def measured_requests(m, names):
-    """The figure requests for the measured costs (none when the timings are absent or cannot be drawn)."""
-    if m is None or not m["usable"]:
-        return []
-    args = figure_args(m, names)
-    v = [{"k": k, **{key: m["v"][k][key] for key in ("median", "q1", "q3")}} for k in m["ks"]]
-    return [("measured_costs", figures.request("measured_costs", id="mc-speedup", **args)),
-            ("measured_verify", figures.request("measured_verify", id="mc-verify", ks=m["ks"], v=v)),
-            ("measured_table", figures.request("measured_table", caption=table_caption(m), **args))]
 
 
 def table_caption(m):

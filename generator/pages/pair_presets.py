@@ -4,17 +4,16 @@ widgets/sampler.py says of them — α, Σ p·q, the closed-form TV of resample-
 These pairs are made up to show a case (q = p, nearly disjoint, …), not figures of our models, so they live here
 with the page and not in c13.json. The build draws the default preset's picture with the widgets' own renderer
 (widgets/figures/stacked.mjs), prints every preset's numbers, and embeds the presets in the page for the live
-widget (widgets/pair/), which starts from the default. The numbers come from widgets/sampler.py itself, loaded by
-path as the data stage loads it (generator/data/shared_sampler.py): the page stage imports nothing of the data
-stage, but the sampler is the browser's own file, run here in CPython exactly as Pyodide runs it in the page.
+widget (widgets/pair/), which starts from the default. The numbers come from widgets/sampler.py itself, through
+generator/shared_sampler.py, the one loader both stages use: the sampler is the browser's own file, run here in
+CPython exactly as Pyodide runs it in the page.
 """
-import importlib.util
 import json
-from pathlib import Path
 
 from markupsafe import Markup
 
-SAMPLER_PATH = Path(__file__).resolve().parents[2] / "widgets" / "sampler.py"
+from ..shared_sampler import sampler
+
 LABELS = ["A", "B", "C", "D", "E", "F"]
 UNIT = 1000  # a pair is stored in thousandths (0.1 % steps): p and q each sum to UNIT
 DEFAULT = "sharp"  # the preset the live widget starts from (without a pair in the address)
@@ -37,13 +36,6 @@ PRESETS = [
 ]
 
 
-def _load_sampler():
-    spec = importlib.util.spec_from_file_location("c13_pages_sampler", SAMPLER_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def columns(sampler, p, q):
     """The stacked picture's split of a six-token pair, every token drawn (no folded rest)."""
     return {"tokens": list(range(len(p))), "p": p, "q": q, "overlap": sampler.overlap(p, q),
@@ -53,7 +45,6 @@ def columns(sampler, p, q):
 def presets():
     """Every preset with its sampler.py figures: α, Σ p·q and TV of resample-from-p (the pair as the widget sends
     it to the sampler: thousandths divided by UNIT)."""
-    sampler = _load_sampler()
     out = []
     for key, name, note, p_units, q_units in PRESETS:
         assert sum(p_units) == UNIT and sum(q_units) == UNIT, key
@@ -73,14 +64,6 @@ def stacked_id(index):
 
 def picture_title(name):
     return f"可编辑的一对分布（{name}）：目标 p 与草稿 q 叠放，六个 token A–F"
-
-
-def figure_requests(figures, items):
-    """The default preset's stacked picture, drawn by widgets/figures/stacked.mjs: (key, request). Only that one is
-    on the page (each picture costs about 0.8 KB of the gzipped page; the widget draws the others live)."""
-    return [(("pair", item["id"]), figures.request(
-        "stacked", columns=item["columns"], labels=LABELS, n=len(LABELS), id=stacked_id(i),
-        title=item["title"])) for i, item in enumerate(items) if item["id"] == DEFAULT]
 
 
 def widget_json(items):

@@ -1,4 +1,5 @@
 """The Jinja environment of the page templates: [[ ]] / [% %] delimiters, strict, autoescaped, fatal errors."""
+import functools
 import re
 import traceback
 
@@ -63,6 +64,7 @@ def make_env():
 def named_undefined(f):
     """The filter f, failing as StrictUndefined does when given a name the context lacks: "'x' is undefined", not
     the filter's own complaint about the value it got."""
+    @functools.wraps(f)
     def checked(value, *args, **kwargs):
         if isinstance(value, jinja2.Undefined):
             value._fail_with_undefined_error()

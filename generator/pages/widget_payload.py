@@ -81,7 +81,7 @@ E5_WASM_ENGINE = "wasm-simd128"
 
 def e5_costs(measured):
     """E5's measured costs (ctx["measured"], from measured.json): per ks the build machine's v(k) medians and per
-    draft its c median, with torch (and its wall-clock speedups: median, min, max per k) and with E6's WebAssembly
+    draft its c median and the target's ms per forward, with torch (and its wall-clock speedups: median, min, max per k) and with E6's WebAssembly
     forward in Node; where each comes from, for the speed titles. Only the inputs: E5 computes the speedups
     (widgets/figures/speedup.mjs measuredSpeedup). {reason} alone, in Chinese, when there is nothing to use."""
     if measured is None:
@@ -90,6 +90,7 @@ def e5_costs(measured):
         return {"reason": "构建机的实测（measured.json）测的是旧模型，与本页的模型不同，不能和本页的 α 合用：请重新运行 make measure。"}
     ks, machine = measured["ks"], measured["machine"]
     torch = {"where": measured["where"]["measured"], "wallClock": measured["where"]["wall_clock"],
+             "targetMs": measured["target_ms"]["median"],
              "c": {d: e["c"]["median"] for d, e in measured["by_draft"].items()},
              "v": [measured["v"][k]["median"] for k in ks],
              "points": {d: [{"k": r["k"], **{key: r["measured"][key] for key in ("median", "min", "max")}}
@@ -97,6 +98,7 @@ def e5_costs(measured):
     engine = ((measured.get("browser") or {}).get("engines") or {}).get(E5_WASM_ENGINE)
     wasm = None if engine is None else {
         "where": f"构建机 {machine['cpu']}，E6 的 WebAssembly SIMD 前向（Node {measured['browser']['node']}）",
+        "targetMs": engine["target_ms"]["median"],
         "c": {d: s["median"] for d, s in engine["c"].items()}, "v": [engine["v"][k]["median"] for k in ks]}
     return {"ks": ks, "torch": torch, "wasm": wasm,
             "wasmReason": None if wasm else "measured.json 里没有 E6 的 WebAssembly 前向的计时：请重新运行 make measure。"}
@@ -114,12 +116,13 @@ def e6_payload(data, measured=None):
     # longest k are offered
     new_tokens = [n for n in constants["e6_new_tokens"] if n + max(ks) < context]
     files = browser_models(data)
+    smallest = min(constants["drafts"], key=lambda d: data["models"][d]["parameters"])  # E6 starts with the cheapest
     return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in files.items()},
             "sha256": {name: data["browser"]["files"][name]["sha256"] for name in files},
             "context": context, "target": target, "drafts": constants["drafts"],
             "prompts": [p["text"] for p in data["prompts"]], "ks": ks, "temperatures": [0, 1],
             "new_tokens": new_tokens,
-            "defaults": {"draft": constants["drafts"][0], "k": constants["greedy_ks"][0], "temperature": 0,
+            "defaults": {"draft": smallest, "k": constants["greedy_ks"][0], "temperature": 0,
                          "nNew": new_tokens[1] if len(new_tokens) > 1 else new_tokens[0],
                          "prompt": data["replay"]["prompt"]},
             "build_roof": build_roof(measured)}
@@ -140,7 +143,9 @@ def pyodide_bytes():
     pyodide = ROOT / "node_modules" / "pyodide"
     sizes[STDLIB] = len(trimmed_stdlib(pyodide / STDLIB))  # the trimmed copies the site serves (stdlib.py)
     sizes[LOCK] = len(trimmed_lock(pyodide / LOCK))
-    sizes["sampler.py"] = (ROOT / "widgets" / "sampler.py").stat().st_size
+    # what widgets/py/load.mjs fetches: sampler.py and its glue (widgets/py/*.py)
+    for path in [ROOT / "widgets" / "sampler.py", *sorted((ROOT / "widgets" / "py").glob("*.py"))]:
+        sizes[path.name] = path.stat().st_size
     return sizes
 
 

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
+from tests.sitelib import drafts_by_size
 
 PREFIX = "/course/c13/"
 EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5", "e6")
@@ -141,10 +142,10 @@ def choose(page, prefix, draft):
 
 
 def names(data):
-    """The prefixes (the replay's first) and the drafts (constants.drafts: small, large)."""
+    """The prefixes (the replay's first) and the drafts as the page orders them: small, large (by parameters)."""
     main = data["replay"]["prompt"]
     prefixes = [main] + [p for p in data["distributions"] if p != main]
-    return prefixes, data["constants"]["drafts"]
+    return prefixes, drafts_by_size(data)
 
 
 def one_round_matches_sampler_py(page, data, tab, button, seed, scheme):
@@ -179,3 +180,17 @@ def tab_until(page, test, limit=60, key="Tab"):
         if test(now):
             return now
     pytest.fail(f"{key} never reached the wanted control; last focus: {focused(page)}")
+
+
+# every "×" figure printed in a subtree whose text node has no [data-kind] ancestor ("1×" alone is the line of not
+# speculating, not a figure); the built page's own check is tests/test_site_speed_kinds.py
+UNMARKED_SPEEDS = """root => {
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/(?<![\\d.])\\d[\\d.,]*(?:–[\\d.,]+)?×/g)) {
+      if (m[0] !== "1×" && !node.parentElement.closest("[data-kind]")) out.push(node.data);
+    }
+  }
+  return out;
+}"""

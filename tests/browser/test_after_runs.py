@@ -14,7 +14,7 @@ DONE = "['done', 'failed', 'cancelled'].includes(document.querySelector('{}').da
 
 def after_runs(page, data):
     """E1 a cell chosen, E2 10,000 rounds of the correct scheme, TV rerun to n = 10², the pair run, E3 at the
-    largest k, E4 a step of the motion, E5 a preset, E6 a sampled run: each waited for until it has finished."""
+    largest k, E4 a step of the verify motion, E5 a preset, E6 a sampled run: each waited for until it has finished."""
     page.click("#e1 g.c13-cell[data-cell=compute] >> visible=true")
     assert run_main(page, "correct", 10000, 7)["state"] == "done"
     page.select_option("#tv .c13-tv-live select", str(data["tv_curve"]["ns"][0]))

@@ -22,9 +22,9 @@ def test_the_picture_and_the_alpha_of_the_chosen_pair(lesson, data):
     assert len(shown) == 1 and small_text(page, "#e2 .c13-e2-picture") == []
 
 
-def test_the_draft_radios_name_each_drafts_role(lesson, data):
+def test_the_draft_radios_name_each_drafts_role(lesson, small_draft, large_draft):
     page, _ = lesson
-    small, large = data["constants"]["drafts"]
+    small, large = small_draft, large_draft
     text = page.inner_text("#e2 .c13-controls")
     assert f"{small}（小草稿）" in text and f"{large}（大草稿）" in text
 

@@ -8,7 +8,7 @@ from browserlib import (PHONE, PYODIDE_TIMEOUT_MS, dataset, focused, names, one_
                         wait_ready)
 from legibility import small_targets, small_text
 
-from generator.data.shared_sampler import sampler
+from generator.shared_sampler import sampler
 
 TERMS = "ABCDEFG"
 

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browserlib import PHONE, WIDE, opened
+from browserlib import PHONE, UNMARKED_SPEEDS, WIDE, opened
 from legibility import small_targets, small_text
 
 from generator.pages.context import e5_best
@@ -63,11 +63,11 @@ def test_the_deepseek_preset_is_the_figure_the_prose_shows(lesson, data):
     assert f"{fig['low']:.0%}～{fig['high']:.0%}" in note and fmt_trim(1 + fig["high"], 3) in note
 
 
-def test_the_best_k_is_the_same_in_plot_table_prose_and_live(lesson, data):
+def test_the_best_k_is_the_same_in_plot_table_prose_and_live(lesson, data, small_draft, large_draft):
     """Item 8: one source (the formula with one pooled α per draft) names the best k everywhere."""
     page, _ = lesson
     acc, ks = data["accounting"]["drafts"], data["constants"]["ks"]
-    small, large = data["constants"]["drafts"]
+    small, large = small_draft, large_draft
     prose = page.inner_text("#formula-vs-runs ~ p:has-text('代入各自的 α')")
     for j, draft in enumerate((small, large)):
         best = acc[draft]["best_k"]
@@ -102,11 +102,11 @@ def test_the_sliders_sentence_is_for_the_static_version_only(lesson, browser, se
         assert static.is_visible(sentence)
 
 
-def test_the_try_list_asks_first_and_answers_from_the_data(lesson, data):
+def test_the_try_list_asks_first_and_answers_from_the_data(lesson, data, small_draft, large_draft):
     """Item 12: a list of things to try, each with its answer folded, the answers recomputed here."""
     page, _ = lesson
     acc = data["accounting"]["drafts"]
-    small, large = data["constants"]["drafts"]
+    small, large = small_draft, large_draft
     items = page.locator("#e5 > ol > li")
     assert items.count() >= 4
     for i in range(items.count()):
@@ -146,12 +146,12 @@ def test_e5_reads_on_a_phone(browser, served, scheme):
         assert small_text(page, ".c13-alpha-fig") == []
 
 
-def test_alpha_by_position_names_every_token(lesson, data):
+def test_alpha_by_position_names_every_token(lesson, data, small_draft, large_draft):
     """Item 14: the picture holds every position of both drafts, each with its token and α in its title; the table
     lists them too, one click (or Enter) away."""
     page, _ = lesson
     spread, labels = data["alpha_spread"], data["tokenizer"]["labels"]
-    small, large = data["constants"]["drafts"]
+    small, large = small_draft, large_draft
     n = len(spread["tokens"])
     assert n == len(spread["drafts"][small]["values"]) == 128
     titles = page.eval_on_selector_all(".c13-alpha-fig .c13-duo-wide .c13-hits title", "ts => ts.map(t => t.textContent)")
@@ -171,20 +171,6 @@ def test_alpha_by_position_names_every_token(lesson, data):
     rows = page.locator("table.c13-alpha-table tbody tr:has(td)")
     assert rows.count() == n
     assert re.sub(r"\s", "", rows.nth(5).locator("td").nth(1).inner_text()) == re.sub(r"\s", "", labels[spread["tokens"][5]])
-
-
-# every "×" figure that E5 prints live, with the data-kind of its nearest marked ancestor ("1×" alone is the line of
-# not speculating, not a figure); the page's own check is tests/test_site_speed_kinds.py
-UNMARKED_SPEEDS = """root => {
-  const out = [];
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const m of node.data.matchAll(/(?<![\\d.])\\d[\\d.,]*(?:–[\\d.,]+)?×/g)) {
-      if (m[0] !== "1×" && !node.parentElement.closest("[data-kind]")) out.push(node.data);
-    }
-  }
-  return out;
-}"""
 
 
 def test_every_speed_e5_prints_live_says_it_is_the_lessons_formula(lesson, data):

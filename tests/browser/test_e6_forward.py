@@ -12,6 +12,7 @@ import pytest
 from browserlib import WIDE, opened
 
 from generator.data.browser_files import write_logits_fixture
+from generator.models.family import DRAFTS
 from tests.conftest import ROOT
 
 TOLERANCE = 1e-4  # the issue's bound on |JS or WebAssembly logit − torch float32 logit|
@@ -43,9 +44,9 @@ REPLAY = """async ({fixture, options}) => {
 }"""
 
 # forward.wasm that cannot be fetched (answered 404 below): E6 goes on with the JavaScript forward, saying why
-MISSING = """async () => {
+MISSING = """async (name) => {
   const { loadGPT } = await import(new URL("assets/c13/e6/forwards.mjs", document.baseURI).href);
-  const response = await fetch(new URL("assets/c13/models/c1_dim64.safetensors", document.baseURI).href);
+  const response = await fetch(new URL(`assets/c13/models/${name}.safetensors`, document.baseURI).href);
   const gpt = await loadGPT(await response.arrayBuffer());
   return { kernel: gpt.kernel, note: gpt.kernelNote ?? null };
 }"""
@@ -80,5 +81,5 @@ def test_a_forward_wasm_that_cannot_be_fetched_falls_back_to_javascript(browser,
     routes = [("**/assets/c13/e6/forward*.wasm", lambda route: route.fulfill(status=404, body="missing"))]
     with opened(browser, served + "index.html", allow_errors=[r"status of 404"], routes=routes,
                 viewport=WIDE) as (page, _):
-        got = page.evaluate(MISSING)
+        got = page.evaluate(MISSING, DRAFTS[0])
     assert got["kernel"] == "js" and "改用 JavaScript" in got["note"] and "HTTP 404" in got["note"], got

@@ -1,16 +1,20 @@
 """E6's roofline in the browser (issue 23): after a run the report shows the reader's machine measured in the worker
 (bandwidth and peak with their spread), the roofline picture with the anchor's roof, the build machine's when the
 payload carries its figures, and the reader's, the run's forwards placed on it, and the v(k) the roofline predicts
-beside the measured one; legible at 1280 and 375 px in light and dark, and free of serious axe violations.
+beside the measured one; what the run means (issue 24): the regime from the reader's roof, c against the parameter
+ratio, v(k) between 1 and k + 1, one round's timeline from the run's figures, why end to end differs, the build
+machine beside the reader and the last round's overshoot; legible at 1280 and 375 px in light and dark, and free
+of serious axe violations.
 No figure here is checked against a timing: only their shape, their bounds and their agreement with each other."""
 import math
 
 import pytest
-from browserlib import PHONE, WIDE, dataset, opened
+from browserlib import PHONE, UNMARKED_SPEEDS, WIDE, dataset, opened
 from faultlib import configure, e6_payload, settle_e6, start_e6
 from legibility import axe_serious, small_targets, small_text
 
 K = 2
+NEW = 16  # new tokens of the run
 
 
 def shown_layout(page):
@@ -28,7 +32,7 @@ def payload_has_build_roof(page):
 @pytest.fixture(scope="module", params=["light", "dark"])
 def after_run(request, browser, served):
     with opened(browser, served + "index.html", color_scheme=request.param, viewport=WIDE) as (page, log):
-        configure(page, k=K, temperature=0, n_new=16)
+        configure(page, k=K, temperature=0, n_new=NEW)
         start_e6(page)
         state = settle_e6(page)
         assert state["state"] == "done", page.inner_text("#e6 .c13-e6-progress")
@@ -86,10 +90,101 @@ def test_the_report_with_its_roofline_is_legible_at_1280_and_375_px(after_run):
         assert shown_layout(page) == ["narrow"]
         assert small_text(page, "#e6") == []
         assert small_targets(page, "#e6") == []
-        overflow = page.evaluate("""() => [...document.querySelectorAll('#e6 .c13-e6-roofline *')]
+        overflow = page.evaluate("""() => [...document.querySelectorAll('#e6 :is(.c13-e6-roofline, .c13-e6-timeline) *')]
             .filter(n => n.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
             .map(n => n.tagName).slice(0, 5)""")
         assert overflow == []
         assert axe_serious(page, "#e6") == []
     finally:
         page.set_viewport_size(WIDE)
+
+
+def fmt(value, digits):
+    return f"{value:.{digits}f}"
+
+
+def test_the_report_explains_the_regime_c_and_v_from_the_run(after_run, data):
+    page, _ = after_run
+    report = dataset(page, "#e6 .c13-e6-report")
+    memory, compute = float(report["regimeMemoryMs"]), float(report["regimeComputeMs"])
+    assert report["regime"] == ("compute" if compute > memory else "bandwidth")
+    regime = page.inner_text("#e6 .c13-e6-regime")
+    assert ("受算力所限" in regime) == (report["regime"] == "compute")
+    assert ("受带宽所限" in regime) == (report["regime"] == "bandwidth")
+    target_ms = float(report["targetMs"])
+    assert float(report["overRoof"]) == pytest.approx(target_ms / max(memory, compute), rel=1e-9)
+    assert f"屋顶线预测 v({K}) = {fmt(float(report['roofPredictedV']), 2)}，实测是 {fmt(float(report['v']), 2)}" in regime
+    # far above its roof a forward is overhead-bound, and the page says so; the verdict is the measured speedup
+    overhead = float(report["overRoof"]) >= 2
+    assert report["overheadBound"] == str(overhead).lower() and ("受开销所限" in regime) == overhead
+    assert ("快了" in regime) == (float(report["speedupModel"]) >= 1)
+    verdict = page.locator("#e6 .c13-e6-regime [data-kind]")
+    assert verdict.get_attribute("data-kind") == "wall-clock"
+    assert verdict.inner_text() == page.inner_text("#e6 .c13-e6-speed tr[data-row='model'] td")
+    # no claim about the reader's cache: the regime comes from the reader's own roof
+    assert "缓存装得下" not in page.inner_text("#e6 .c13-e6-report") and "装得进" not in page.inner_text("#e6")
+    # c against the parameter ratio of c13.json's models
+    draft, target = report["draft"], data["constants"]["target"]
+    ratio = data["models"][draft]["parameters"] / data["models"][target]["parameters"]
+    assert float(report["paramRatio"]) == pytest.approx(ratio, rel=1e-12)
+    c_text = page.inner_text("#e6 .c13-e6-c")
+    assert f"c = {fmt(float(report['c']), 3)}" in c_text and f"参数比 {fmt(ratio, 3)}" in c_text
+    # v(k) between its two ends
+    v_text = page.inner_text("#e6 .c13-e6-v")
+    assert f"v({K}) = {fmt(float(report['v']), 2)}" in v_text and f"k + 1 = {K + 1}" in v_text and "1，" in v_text
+
+
+def test_every_speed_in_the_report_says_its_kind(after_run):
+    page, _ = after_run
+    assert page.locator("#e6 .c13-e6-report").evaluate(UNMARKED_SPEEDS) == []
+
+
+def test_the_timeline_draws_one_round_from_the_runs_figures(after_run):
+    page, _ = after_run
+    report = dataset(page, "#e6 .c13-e6-report")
+    figure = page.locator("#e6 .c13-e6-timeline")
+    assert figure.count() == 1
+    drawing = figure.locator(".c13-duo-wide svg")
+    parts = drawing.evaluate("""svg => [...svg.querySelectorAll('.c13-tl-strip')].map(g => ({strip: g.dataset.strip,
+        total: Number(g.dataset.total), parts: [...g.querySelectorAll('rect')].map(r => [r.dataset.part,
+        Number(r.dataset.ms)])}))""")
+    spec, alone = parts
+    assert spec["strip"] == "speculative" and alone["strip"] == "target"
+    assert [p for p, _ in spec["parts"]] == ["draft"] * K + ["verify", "sampler"]
+    draft_ms, verify_ms, target_ms = (float(report[k]) for k in ("draftMs", "verifyMs", "targetMs"))
+    assert [ms for _, ms in spec["parts"]] == pytest.approx([draft_ms] * K + [verify_ms, float(report["samplerRoundMs"])])
+    assert spec["total"] == pytest.approx(sum(ms for _, ms in spec["parts"]))
+    tokens = float(report["roundTokens"])
+    assert tokens == pytest.approx(float(report["tokens"]) / float(report["rounds"]))
+    assert alone["total"] == pytest.approx(tokens * (target_ms + float(report["samplerTokenMs"])))
+    caption = figure.locator("figcaption").inner_text()
+    assert fmt(tokens, 2) in caption and "sampler.py" in caption
+    # end to end against model time: the sampler's time per token beside a target forward, where serving puts it
+    said = page.inner_text("#e6 .c13-e6-end-to-end")
+    assert "加速器" in said and f"k + 1 = {K + 1}" in said
+
+
+def test_the_build_machine_stands_beside_the_reader_and_the_overshoot_is_said(after_run):
+    page, _ = after_run
+    report = dataset(page, "#e6 .c13-e6-report")
+    costs = page.evaluate("JSON.parse(document.getElementById('c13-widget-data').textContent).e5_costs")
+    side = page.locator("#e6 .c13-e6-side")
+    if costs.get("reason"):
+        assert page.inner_text("#e6 .c13-e6-build-missing").endswith(costs["reason"])
+    else:
+        machines = page.locator("#e6 .c13-e6-side thead th[data-machine]").evaluate_all(
+            "ths => ths.map(t => t.dataset.machine)")
+        assert machines == ["reader"] + [key for key in ("wasm", "torch") if costs.get(key)]
+        i = costs["ks"].index(K)
+        for key in machines[1:]:
+            cell = side.locator(f"tr[data-row='v'] td[data-machine='{key}']").inner_text()
+            assert cell == fmt(costs[key]["v"][i], 2)
+            cell = side.locator(f"tr[data-row='c'] td[data-machine='{key}']").inner_text()
+            assert cell == fmt(costs[key]["c"][report["draft"]], 3)
+            assert costs[key]["where"] in page.inner_text("#e6 .c13-e6-side-where")
+        assert side.locator("tr[data-row='c'] td[data-machine='reader']").inner_text() == fmt(float(report["c"]), 3)
+    over = int(report["overshoot"])
+    assert over == max(0, int(report["tokens"]) - NEW)
+    assert page.locator("#e6 .c13-e6-overshoot").count() == (1 if over else 0)
+    if over:
+        assert f"多 {over} 个" in page.inner_text("#e6 .c13-e6-overshoot")

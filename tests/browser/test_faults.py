@@ -77,7 +77,7 @@ def test_cancel_during_a_slow_download_settles_within_a_second_and_the_retry_dow
         configure(page)
         start_e6(page)
         page.wait_for_function("() => { const e = document.querySelector('#e6 .c13-e6-progress');"
-                               " return e.dataset.stage === 'weights' && Number(e.dataset.bytes) > 0; }",
+                               " return e.dataset.phase === 'weights' && Number(e.dataset.bytes) > 0; }",
                                timeout=RUN_TIMEOUT_MS)
         page.wait_for_timeout(500)
         ms = cancel_ms(page)

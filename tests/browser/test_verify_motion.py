@@ -1,4 +1,4 @@
-"""E4's verify step in motion (issue 13, item 3): one recorded round of the replay, step by step.
+"""E4's verify motion (issue 13, item 3): one recorded round of the replay, step by step.
 
 The steps must be the generator's record of the round (the draft's k tokens one by one, one target forward that
 lights every position, checks left to right up to the first rejection, then the residual or bonus token); with
@@ -33,7 +33,7 @@ def frame(page):
     """What the picture shows now: each position's state, lit or not, its lines, and the figure's step."""
     return page.evaluate("""(s) => { const f = document.querySelector(s);
         return { step: Number(f.dataset.step), steps: Number(f.dataset.steps), round: Number(f.dataset.round),
-          cards: [...f.querySelectorAll('.c13-v-pos')].map((c) => ({ state: c.dataset.state,
+          boxes: [...f.querySelectorAll('.c13-v-pos')].map((c) => ({ state: c.dataset.state,
             lit: c.classList.contains('c13-v-lit'), text: c.innerText,
             target: !!c.querySelector('.c13-v-target'), fresh: !!c.querySelector('.c13-v-target.c13-v-new'),
             out: (c.querySelector('.c13-v-out .c13-tok') || {}).textContent || null })),
@@ -55,32 +55,32 @@ def check_round(page, data, index):
             press(page, "next")
         now = frame(page)
         assert (now["step"], now["steps"], now["round"], now["listed"]) == (step, total, index, step)
-        cards = now["cards"]
-        assert len(cards) == k + 1
+        boxes = now["boxes"]
+        assert len(boxes) == k + 1
         drafted = min(step, k)
-        assert [c["state"] != "empty" for c in cards[:k]] == [i < drafted for i in range(k)], f"step {step}"
+        assert [c["state"] != "empty" for c in boxes[:k]] == [i < drafted for i in range(k)], f"step {step}"
         for i in range(drafted):  # the draft's token and q, as recorded (q and p only where it was checked)
-            assert labels[rnd["draft"][i]] in cards[i]["text"]
-            assert (f"q = {prob(rnd['q'][i])}" in cards[i]["text"]) if i < len(rnd["q"]) else "q =" not in cards[i]["text"]
+            assert labels[rnd["draft"][i]] in boxes[i]["text"]
+            assert (f"q = {prob(rnd['q'][i])}" in boxes[i]["text"]) if i < len(rnd["q"]) else "q =" not in boxes[i]["text"]
         forward = step > k
         # one forward lights all k + 1 positions at once, on one step
-        assert all(c["lit"] == forward and c["target"] == forward for c in cards), f"step {step}"
-        assert all(c["fresh"] for c in cards) == (step == k + 1)
+        assert all(c["lit"] == forward and c["target"] == forward for c in boxes), f"step {step}"
+        assert all(c["fresh"] for c in boxes) == (step == k + 1)
         checked = max(0, min(step - k - 1, len(rnd["u"])))
         for i in range(checked):
-            text = cards[i]["text"]
+            text = boxes[i]["text"]
             assert f"u = {fixed(rnd['u'][i], 3)}" in text and f"min(1, p/q) = {pct(rnd['accept_prob'][i], 1)}" in text
             assert f"p = {prob(rnd['p'][i])}" in text
-            assert cards[i]["state"] in (("accepted",) if i < rnd["accepted"] else ("rejected", "replaced"))
+            assert boxes[i]["state"] in (("accepted",) if i < rnd["accepted"] else ("rejected", "replaced"))
     # the last step: the recorded number accepted, and the replacement (or bonus) token where it belongs
-    cards = frame(page)["cards"]
-    assert sum(c["state"] == "accepted" for c in cards) == rnd["accepted"]
+    boxes = frame(page)["boxes"]
+    assert sum(c["state"] == "accepted" for c in boxes) == rnd["accepted"]
     where = k if rnd["kind"] == "bonus" else rnd["accepted"]
-    assert cards[where]["state"] == ("bonus" if rnd["kind"] == "bonus" else "replaced")
-    assert cards[where]["out"] == labels[rnd["token"]]
-    assert [c["out"] for i, c in enumerate(cards) if i != where] == [None] * k
+    assert boxes[where]["state"] == ("bonus" if rnd["kind"] == "bonus" else "replaced")
+    assert boxes[where]["out"] == labels[rnd["token"]]
+    assert [c["out"] for i, c in enumerate(boxes) if i != where] == [None] * k
     if rnd["kind"] == "resampled":  # nothing after the first rejection is checked, and the last row goes unused
-        assert all(c["state"] == "skipped" for c in cards[rnd["accepted"] + 1:k]) and cards[k]["state"] == "unused"
+        assert all(c["state"] == "skipped" for c in boxes[rnd["accepted"] + 1:k]) and boxes[k]["state"] == "unused"
     status = page.inner_text(BLOCK + " .c13-v-status")
     assert status.startswith(f"第 {total} / {total} 步") and labels[rnd["token"]] in status
 

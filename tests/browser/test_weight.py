@@ -5,7 +5,8 @@ from browserlib import WIDE, opened
 
 BEFORE_PYODIDE = 500_000  # bytes as transferred
 LATER = ("/assets/vendor/pyodide/", "/assets/c13/models/", "/assets/c13/e6/engine.mjs", "/assets/c13/e6/model.mjs",
-         "/assets/c13/e6/tokenizer.mjs", "/assets/c13/e6/speculate.mjs", "/assets/c13/sampler.py")
+         "/assets/c13/e6/tokenizer.mjs", "/assets/c13/e6/speculate.mjs", "/assets/c13/sampler.py",
+         "/assets/c13/py/")
 
 
 def test_the_page_before_any_experiment_starts_stays_under_500_kb(browser, served):

@@ -220,7 +220,7 @@ export function render(section, data) {
   const naive = naivePanel(widget);
   const fail = failPanel(widget);
   const improved = improvedPanel(widget, data);
-  pythonStatus(section, status, data.python, { stages: data.pythonStages || [], sizes: data.pyodide_bytes },
+  pythonStatus(section, status, data.python, { steps: data.pyodideSteps || [], sizes: data.pyodide_bytes },
     () => { if (box) box.open = true; });
   startWhenReached(section, data.python);
   keepPinned(live, picture, () => { if (columns() !== widget.columns()) drawPicture(); });

@@ -1,4 +1,4 @@
-// E2's line about the Python sampler (Pyodide in the tab's one worker): idle, loading with its stages and
+// E2's line about the Python sampler (Pyodide in the tab's one worker): idle, loading with its steps and
 // seconds, ready, or failed with the reader-facing message and a retry button. Pyodide starts when the reader
 // reaches the experiment (or touches it); on file:// the obstacle is said at once.
 import { el, fixed } from "../c13-util.js";
@@ -17,7 +17,7 @@ function totalBytes(sizes) {
   return Object.values(sizes || {}).reduce((a, b) => a + b, 0);
 }
 
-function describe(snapshot, stages, sizes) {
+function describe(snapshot, steps, sizes) {
   const total = totalBytes(sizes);
   if (snapshot.state === "idle") {
     return "Python 抽样器（Pyodide）还没启动：滚动到这里或按下任一按钮时开始载入" +
@@ -25,10 +25,10 @@ function describe(snapshot, stages, sizes) {
   }
   if (snapshot.state === "loading") {
     const seconds = ((performance.now() - snapshot.requestedAt) / 1000).toFixed(1);
-    const stage = stages[snapshot.stageIndex];
+    const step = steps[snapshot.stepIndex];
     const got = totalBytes(snapshot.bytes);
     const bytes = got > 0 ? `已收到 ${megabytes(got)}（共 ${megabytes(total)}），` : "";
-    return `正在载入 Python 抽样器：第 ${snapshot.stageIndex + 1}/${stages.length} 步，${stage ? stage[1] : ""}……` +
+    return `正在载入 Python 抽样器：第 ${snapshot.stepIndex + 1}/${steps.length} 步，${step ? step[1] : ""}……` +
       `${bytes}已用 ${seconds} 秒。`;
   }
   if (snapshot.state === "ready") {
@@ -39,9 +39,9 @@ function describe(snapshot, stages, sizes) {
 }
 
 /** Fill `status` and keep it current; onFailed() runs when Pyodide cannot start (the static version opens). */
-export function pythonStatus(section, status, python, { stages, sizes }, onFailed) {
+export function pythonStatus(section, status, python, { steps, sizes }, onFailed) {
   const text = el("span", { class: "c13-py-text", tabindex: -1 });
-  const bar = el("progress", { max: stages.length, value: 0, "aria-label": "Pyodide 载入进度" });
+  const bar = el("progress", { max: steps.length, value: 0, "aria-label": "Pyodide 载入进度" });
   const retry = el("button", { type: "button", class: "md-button c13-small", text: "重试", hidden: true,
     onclick: () => { python.restart(); } });
   status.append(bar, text, retry);
@@ -62,12 +62,12 @@ export function pythonStatus(section, status, python, { stages, sizes }, onFaile
     bar.hidden = snapshot.state !== "loading";
     status.classList.toggle("c13-py-failed", snapshot.state === "failed");
     clearInterval(ticker);
-    text.textContent = describe(snapshot, stages, sizes);
+    text.textContent = describe(snapshot, steps, sizes);
     if (snapshot.state === "loading") {
-      bar.value = Math.max(0, snapshot.stageIndex);
+      bar.value = Math.max(0, snapshot.stepIndex);
       ticker = setInterval(() => {
         if (!section.isConnected) { clearInterval(ticker); return; }
-        text.textContent = describe(snapshot, stages, sizes);
+        text.textContent = describe(snapshot, steps, sizes);
       }, TICK_MS);
     } else if (snapshot.state === "failed") {
       onFailed();

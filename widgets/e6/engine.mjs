@@ -16,7 +16,7 @@
 //                                        the context a run's result gave (result.timing); done: {timing, kernel}
 //               {type: "e6-cancel"}      the running job is answered as cancelled at once: its downloads are
 //                                        aborted, its loop stops after its current round; what is loaded stays
-// Messages out: {type: "e6-event", id, event}   event as in the design (e6-stage, e6-bytes, e6-prompt, …)
+// Messages out: {type: "e6-event", id, event}   event as in the design (e6-phase, e6-bytes, e6-prompt, …)
 //               {type: "done", id, result}       {type: "error", id, message, cancelled}
 
 import { Decoder, loadGPT } from "./forwards.mjs";
@@ -218,7 +218,7 @@ export class Engine {
     const { args } = m;
     const emit = (event) => this.post({ type: "e6-event", id: m.id, event });
     const held = ["tokenizer.json", `${m.target}.safetensors`, `${args.draft}.safetensors`].every((n) => this.loaded.has(n));
-    if (!held) emit({ type: "e6-stage", stage: "weights" }); // a file dropped since the run: downloaded again
+    if (!held) emit({ type: "e6-phase", phase: "weights" }); // a file dropped since the run: downloaded again
     const models = await this.models(m, emit,
       { signal: job.controller.signal, stallMs: Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS });
     if (job.cancelled) throw cancelledError();
@@ -229,7 +229,7 @@ export class Engine {
     if (context.length + drafted.length > config.block_size) {
       throw new Error(`再测一次的上下文有 ${context.length + drafted.length} 个位置，超过了模型的上下文 ${config.block_size}。请按“开始”重新跑一次。`);
     }
-    emit({ type: "e6-stage", stage: "measure" });
+    emit({ type: "e6-phase", phase: "measure" });
     try {
       const timing = await this.time(models, { context, drafted }, emit, () => job.cancelled);
       return { timing: { ...timing, context, drafted }, ...kernelOf(models.target) };
@@ -252,13 +252,13 @@ export class Engine {
     const greedy = temperature === 0;
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`k = ${args.k}：草稿每轮至少要提议 1 个 token（k 取正整数）。`);
     if (!(Number.isInteger(nNew) && nNew >= 1)) throw new Error(`新 token 数 ${args.nNew} 不是正整数。`);
-    emit({ type: "e6-stage", stage: "weights" });
+    emit({ type: "e6-phase", phase: "weights" });
     const models = await this.models(m, emit, { signal: job.controller.signal, stallMs });
     const { tokenizer, target, draft, names } = models;
     if (cancelled()) throw cancelledError();
     this.sampler ??= samplerAdapter(this.pyodide);
 
-    emit({ type: "e6-stage", stage: "encode" });
+    emit({ type: "e6-phase", phase: "encode" });
     const promptIds = tokenizer.encode(String(args.prompt ?? ""));
     if (!promptIds.length) throw new Error("提示是空的：请至少输入一个字。");
     const tooLong = contextMessage(promptIds.length, nNew, k, target.config.block_size);
@@ -271,14 +271,14 @@ export class Engine {
     const streams = [];
     const stream = () => (greedy ? null : streams[streams.push(this.sampler.stream(seed)) - 1]);
     try {
-      emit({ type: "e6-stage", stage: "target" });
+      emit({ type: "e6-phase", phase: "target" });
       const [targetFile, draftFile] = names.slice(1);
       const t = await targetOnly({ ...common, target: new CheckedDecoder(target, targetFile), stream: stream(),
         onToken: ({ index, token }) => emit({ type: "e6-token", index, token, label: label(token) }) });
-      emit({ type: "e6-stage", stage: "speculative" });
+      emit({ type: "e6-phase", phase: "speculative" });
       const s = await speculative({ ...common, target: new CheckedDecoder(target, targetFile),
         draft: new CheckedDecoder(draft, draftFile), k, stream: stream(), onRound: (r) => emit(roundEvent(r, label, greedy)) });
-      emit({ type: "e6-stage", stage: "measure" });
+      emit({ type: "e6-phase", phase: "measure" });
       const input = measuringInput(promptIds, t.tokens, k);
       const timing = { ...(await this.time(models, input, emit, cancelled)), ...input };
       return { ...result({ t, s, timing, tokenizer, promptIds, labels, label, args: { ...args, k, nNew, seed } }),

@@ -78,9 +78,9 @@ function build(live, data, run, again) {
 
 /** What the worker reports while it runs, shown as it arrives. */
 function onEvent(section, w, event) {
-  if (event.type === "e6-stage") {
-    w.progress.stage(event.stage);
-    if (event.stage === "target" || event.stage === "speculative") section.dataset.state = "running";
+  if (event.type === "e6-phase") {
+    w.progress.phase(event.phase);
+    if (event.phase === "target" || event.phase === "speculative") section.dataset.state = "running";
   } else if (event.type === "e6-bytes") {
     w.progress.bytes(event);
   } else if (event.type === "e6-prompt") {
@@ -140,10 +140,10 @@ async function runOnce(ui, args) {
   ui.shown = null;
   ui.setRunning(true);
   w.progress.begin(toDownload(data, args));
-  w.progress.stage(data.python.state === "ready" ? "weights" : "python");
+  w.progress.phase(data.python.state === "ready" ? "weights" : "python");
   // a cold start: Pyodide's steps and bytes, as E2's status line shows them
   const unsubscribe = data.python.subscribe((snapshot) =>
-    w.progress.python(snapshot, data.pythonStages || [], data.pyodide_bytes));
+    w.progress.python(snapshot, data.pyodideSteps || [], data.pyodide_bytes));
   try {
     const result = await data.python.e6Run(args, (event) => onEvent(section, w, event));
     Object.assign(w.labels, result.labels || {});
@@ -175,7 +175,7 @@ async function measureAgain(ui) {
   section.dataset.measure = "running";
   w.progress.node.classList.remove("c13-error");
   w.progress.begin(toDownload(data, base));
-  w.progress.stage("measure");
+  w.progress.phase("measure");
   const kept = `表里仍是之前的 ${base.measured.n} 轮样本`;
   try {
     const answer = await data.python.e6Measure({ draft: base.draft, context: base.timing.context,
@@ -218,7 +218,7 @@ export function render(section, data) {
   const longest = longestToken(data.labels);
   const ui = { section, data, running: false, shown: null,
     reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data),
-      accounting: data.accounting.drafts } };
+      accounting: data.accounting.drafts, models: data.models, costs: data.e5_costs } };
   const w = (ui.w = build(live, data, () => run(), () => { if (!ui.running && ui.shown) measureAgain(ui); }));
   ui.setRunning = (on) => {
     ui.running = on;

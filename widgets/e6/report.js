@@ -3,11 +3,13 @@
 // (Python); the measured speedups beside the predictions from the reader's c and v(k) (E[N] ÷ (k·c + v(k)),
 // widgets/figures/speedup.mjs) and from the lesson's formula (the body's α and c = the parameter ratio, v = 1). The
 // timed figures are medians over the measuring phase's samples with their quartiles (spread.mjs, which the worker
-// used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind).
+// used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind). Then what the run means
+// (explain.js: regime, c, v(k), a round's timeline, end to end, the build machine beside it) and the roofline.
 import { el, fill, fixed, fromMarkup, ms, num, pct, times, uid } from "../c13-util.js";
 import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
   from "../figures/roofline.mjs";
 import { measuredSpeedup } from "../figures/speedup.mjs";
+import { explainRun } from "./explain.js";
 import { figures } from "./spread.mjs";
 
 // the forward that ran, by its kernel and, for WebAssembly, the build of forward.wat (forwards.mjs `simd`)
@@ -166,30 +168,26 @@ function roofline(result, k, { anchor, buildRoof }) {
       [["roof-ms", `目标一次前向（${models.target.name}）`], ms(oneMs), ms(m.targetMs)],
     ], "c13-e6-roof-table"),
   ];
-  return { nodes, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v, roofRoofs: roofs.length,
-    roofKernel: roof.kernel, roofPoints: points.length } };
+  return { nodes, predictedV: v, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v,
+    roofRoofs: roofs.length, roofKernel: roof.kernel, roofPoints: points.length } };
 }
 
-export function showReport(box, result, { target, vocab, anchor, buildRoof, accounting }) {
+export function showReport(box, result, options) {
   const k = result.k;
-  const p = predictions(result.measured, k, accounting[result.draft]);
-  const why = el("p", { class: "c13-e6-why", text: whyText(result.measured, result.speculative, k, vocab) });
-  const roof = roofline(result, k, { anchor, buildRoof });
-  fill(box, el("h4", { text: "你的机器上的实测" }), method(result), ...tables(result, k, target, p), why, ...roof.nodes);
+  const p = predictions(result.measured, k, options.accounting[result.draft]);
+  const roof = roofline(result, k, options);
+  const measuredRoof = result.roof && !result.roof.error ? result.roof : null;
+  let explained;
+  try {
+    explained = explainRun(result, k, { ...options, roof: measuredRoof, roofModels: measuredRoof?.models,
+      predictedV: roof.predictedV ?? null });
+  } catch (err) { // the measurements above stay shown; only the explanation is missing, and says why
+    explained = { nodes: [el("p", { class: "c13-error c13-e6-explain-failed",
+      text: `这次运行的解释没能画出来（${err?.message || err}）：上面的实测不受影响；请按“再测一次”或刷新页面重跑。` })],
+    data: { explainError: String(err?.message || err) } };
+  }
+  fill(box, el("h4", { text: "你的机器上的实测" }), method(result), ...tables(result, k, options.target, p),
+    ...explained.nodes, ...roof.nodes);
   describe(box, result, p);
-  Object.assign(box.dataset, roof.data);
-}
-
-function whyText(m, s, k, vocab) {
-  const perRound = s.rounds > 0 ? s.ms.sampler / s.rounds : 0;
-  const vNote = m.v > 1.2
-    ? `这里验 ${k + 1} 个位置花的时间是一次前向的 ${fixed(m.v, 2)} 倍，不是正文假设的 1 倍：` +
-      "我们的目标只有几 MB 权重，装得进 CPU 缓存，一次前向的时间主要花在计算上，多算几个位置就要多花时间；" +
-      "正文的 v = 1 只在读权重是瓶颈时成立（E1 里的大模型）。"
-    : `这里验 ${k + 1} 个位置几乎和一次前向一样快（v = ${fixed(m.v, 2)}），接近正文的假设。`;
-  return `${vNote}接受判定每轮平均花 ${ms(perRound)}：每一轮都要把 k + 1 行、每行 ${num(vocab)} 个概率从 JavaScript 交给 ` +
-    "WebAssembly 里的 Python，再由 sampler.py 逐个比较——这是为了让浏览器和生成器用同一个文件做决定付出的代价。" +
-    "公式只数模型的前向，所以“只算模型时间”的那一行才是和预测对应的；真正的推理服务把这一步放在 GPU 上，几乎不花时间。" +
-    "计时段里同一种前向连着跑，缓存是热的；两次运行里每次前向之间都夹着 Python 的判定，前向往往慢一些，" +
-    "所以“时间花在哪”里的前向合计可能比计时段的中位数 × 前向次数多。";
+  Object.assign(box.dataset, roof.data, explained.data);
 }

@@ -1,10 +1,11 @@
-// What E6 shows while it runs and after: the progress (stages, then bytes while the files download), each round
+// What E6 shows while it runs and after: the progress (phases, then bytes while the files download), each round
 // of the speculative loop as it arrives, and the two texts with the page's own comparison of them.
 import { el, fill, num } from "../c13-util.js";
 import { BYTES_NOTE, isByteLabel, labelBytes, readable } from "../figures/replay.mjs";
 
 const MB = 1e6;
-const STAGES = {
+// the phases of a run, as the worker names them (engine.mjs), in the reader's words
+const PHASES = {
   python: "启动 Python 抽样器（Pyodide）",
   weights: "下载模型权重与分词器",
   encode: "用分词器编码提示",
@@ -29,7 +30,7 @@ export function readLabels(labels) {
   return readable(labels.flatMap((label) => labelBytes(label)));
 }
 
-/** The progress line: the stage, and while the files download, the bytes received of the total. begin(total) starts
+/** The progress line: the phase, and while the files download, the bytes received of the total. begin(total) starts
  * a run: total is what this run downloads (the files it needs that the worker does not hold yet). While Pyodide
  * loads, python(snapshot) shows its step and bytes, as E2's status line does. */
 export function progressLine(totalBytes) {
@@ -37,41 +38,41 @@ export function progressLine(totalBytes) {
   const text = el("span", { class: "c13-e6-progress-text" });
   const node = el("div", { class: "c13-progress c13-e6-progress", role: "status" }, bar, text);
   let got = {};
-  let stage = null;
+  let phase = null;
   let pyodide = null; // {step, steps, label, got, total} while Pyodide loads
   function show() {
     const received = Object.values(got).reduce((a, b) => a + b, 0);
-    if (stage === "python" && pyodide) {
+    if (phase === "python" && pyodide) {
       const { step, steps, label, got: have, total } = pyodide;
       Object.assign(bar, { hidden: !(total > 0), max: total || 1, value: Math.min(have, total || 0) });
-      text.textContent = `${STAGES.python}：第 ${step}/${steps} 步，${label}……` +
+      text.textContent = `${PHASES.python}：第 ${step}/${steps} 步，${label}……` +
         (have > 0 ? `已收到 ${megabytes(have)} / ${megabytes(total)}` : "");
       node.dataset.pyodideBytes = String(have);
-    } else if (stage === "weights" && totalBytes > 0) {
+    } else if (phase === "weights" && totalBytes > 0) {
       Object.assign(bar, { hidden: false, max: totalBytes, value: Math.min(received, totalBytes) });
-      text.textContent = `${STAGES.weights}：已收到 ${megabytes(received)} / ${megabytes(totalBytes)}`;
+      text.textContent = `${PHASES.weights}：已收到 ${megabytes(received)} / ${megabytes(totalBytes)}`;
     } else {
       bar.hidden = true;
-      text.textContent = stage ? `${STAGES[stage] || stage}……` : "";
+      text.textContent = phase ? `${PHASES[phase] || phase}……` : "";
     }
-    node.dataset.stage = stage || "";
+    node.dataset.phase = phase || "";
     node.dataset.bytes = String(received);
   }
   return {
     node,
-    begin(total) { totalBytes = total; got = {}; pyodide = null; stage = null; show(); },
-    stage(name) { stage = name; show(); },
+    begin(total) { totalBytes = total; got = {}; pyodide = null; phase = null; show(); },
+    phase(name) { phase = name; show(); },
     bytes({ file, bytes }) { got[file] = bytes; show(); },
-    python(snapshot, stages, sizes) {
-      if (snapshot.state !== "loading" || stage !== "python") return;
-      const index = Math.max(0, snapshot.stageIndex ?? 0);
+    python(snapshot, steps, sizes) {
+      if (snapshot.state !== "loading" || phase !== "python") return;
+      const index = Math.max(0, snapshot.stepIndex ?? 0);
       const sum = (o) => Object.values(o || {}).reduce((a, b) => a + b, 0);
-      pyodide = { step: Math.min(index + 1, stages.length), steps: stages.length, label: stages[index]?.[1] ?? "",
+      pyodide = { step: Math.min(index + 1, steps.length), steps: steps.length, label: steps[index]?.[1] ?? "",
         got: sum(snapshot.bytes), total: sum(sizes) };
       show();
     },
     note(message) { bar.hidden = true; text.textContent = message; },
-    say(message) { stage = null; bar.hidden = true; text.textContent = message; node.dataset.stage = ""; },
+    say(message) { phase = null; bar.hidden = true; text.textContent = message; node.dataset.phase = ""; },
   };
 }
 

@@ -1,8 +1,8 @@
 // E6's bridge to widgets/sampler.py in Pyodide: every draw, accept test and greedy pick of the two loops
-// (speculate.mjs) is a call into sampler.py; JavaScript only moves probabilities into Python's buffers and reads
-// the results back.
+// (speculate.mjs) is a call into sampler.py through widgets/py/c13_e6.py; JavaScript only moves probabilities into
+// Python's buffers and reads the results back.
 //
-// Python owns the rows: float64 arrays (array("d")) that the glue below allocates, n_p for the target's rows and
+// Python owns the rows: float64 arrays (array("d")) that the glue (c13_e6.py) allocates, n_p for the target's rows and
 // n_q for the draft's (the first of them also takes the row of every draw and greedy pick), one int32 array for
 // the drafted tokens and one float64 array for the answers. JavaScript writes each softmax row into its buffer
 // through a Float64Array view of Pyodide's memory (PyProxy.getBuffer: no copy on the Python side, no proxy per
@@ -10,56 +10,6 @@
 // are plain numbers: the token as the call's value, the uniform and verify's record (None written as NaN, read
 // back as null) in the answer array, verify's kind as a string. A view is detached when Pyodide's memory grows
 // (any Python call may grow it): it is taken again before each use.
-
-const GLUE = `
-import math, random
-from array import array
-import sampler
-
-_e6_p, _e6_q, _e6_drafted, _e6_out = [], [], array("i"), array("d")
-
-
-def e6_buffers(n_p, n_q, size):
-    """Fresh buffers: n_p target rows and n_q draft rows of size doubles, n_q drafted tokens, the answers."""
-    global _e6_p, _e6_q, _e6_drafted, _e6_out
-    _e6_p = [array("d", bytes(8 * size)) for _ in range(n_p)]
-    _e6_q = [array("d", bytes(8 * size)) for _ in range(n_q)]
-    _e6_drafted = array("i", bytes(4 * n_q))
-    _e6_out = array("d", bytes(8 * (4 + 4 * n_q)))
-    return [*_e6_p, *_e6_q, _e6_drafted, _e6_out]
-
-
-def e6_stream(seed):
-    return random.Random(seed)
-
-
-def e6_draw(stream, slot):
-    u = stream.random()
-    _e6_out[0] = u
-    return sampler.draw(_e6_q[slot], u)
-
-
-def e6_greedy_pick(slot):
-    return sampler.greedy_pick(_e6_q[slot])
-
-
-def _e6_number(value):
-    if value is None:
-        return math.nan
-    if value != value:
-        raise sampler.SamplerError("verify's record holds NaN: the rows are not probabilities")
-    return value
-
-
-def e6_verify(stream, n_p, n_q, k):
-    rec = sampler.verify(_e6_p[:n_p], _e6_q[:n_q], _e6_drafted[:k].tolist(), stream)
-    numbers = [rec["accepted"], rec["token"], rec["final_u"], len(rec["u"])]
-    for key in ("p", "q", "u", "accept_prob"):
-        numbers += rec[key]
-    for i, value in enumerate(numbers):
-        _e6_out[i] = _e6_number(value)
-    return rec["kind"]
-`;
 
 const NAMES = ["e6_buffers", "e6_stream", "e6_draw", "e6_greedy_pick", "e6_verify"];
 
@@ -127,8 +77,8 @@ function record(out, kind) {
 
 /** The sampler adapter speculate.mjs calls: every decision made by sampler.py in Pyodide. */
 export function samplerAdapter(pyodide) {
-  pyodide.runPython(GLUE);
-  const fn = Object.fromEntries(NAMES.map((name) => [name, pyodide.globals.get(name)]));
+  const glue = pyodide.pyimport("c13_e6");
+  const fn = Object.fromEntries(NAMES.map((name) => [name, glue[name]]));
   const buffers = new Buffers(fn.e6_buffers);
   const one = (row) => put(buffers.fit(row.length, 0, 1).q[0], row);
   return {

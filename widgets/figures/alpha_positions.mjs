@@ -104,3 +104,6 @@ export function alphaPositionsTable({ spread, drafts, names, labels }) {
   });
   return `<table class="c13-mini c13-alpha-table">${head}${groups.join("")}</table>`;
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { alpha_positions: alphaPositions, alpha_positions_table: alphaPositionsTable };

@@ -1,36 +1,32 @@
-// Every figure the pages and the widgets draw, by name: the build (generator/pages/render_figures.mjs) renders
-// the static versions through this table, the widgets import the same functions for the live ones.
-import { alphaPositions, alphaPositionsTable } from "./alpha_positions.mjs";
-import { measuredCosts, measuredTable, measuredVerify } from "./measured_costs.mjs";
-import { requestPath } from "./request_path.mjs";
-import { replayTable, replayText } from "./replay.mjs";
-import { rooflineFigure } from "./roofline.mjs";
-import { sliderPlot, speedupPlot } from "./speedup.mjs";
-import { outputHistogram, stackedPicture, stackedRows } from "./stacked.mjs";
-import { tensorShapes } from "./tensor.mjs";
-import { tvCurve, tvCurveTable } from "./tv_curve.mjs";
-import { verifySteps } from "./verify_steps.mjs";
+// Every figure module's renderers by name, gathered from the modules (each registers its own in `FIGURES`, next
+// to the functions): the build (generator/pages/render_figures.mjs) draws the static versions through this table,
+// the widgets import the same functions for the live ones. A name registered twice stops the import.
+import { FIGURES as alphaPositions } from "./alpha_positions.mjs";
+import { FIGURES as measuredCosts } from "./measured_costs.mjs";
+import { FIGURES as replay } from "./replay.mjs";
+import { FIGURES as requestPath } from "./request_path.mjs";
+import { FIGURES as roofline } from "./roofline.mjs";
+import { FIGURES as roundTimeline } from "./round_timeline.mjs";
+import { FIGURES as speedup } from "./speedup.mjs";
+import { FIGURES as stacked } from "./stacked.mjs";
+import { FIGURES as tensor } from "./tensor.mjs";
+import { FIGURES as tvCurve } from "./tv_curve.mjs";
+import { FIGURES as verifySteps } from "./verify_steps.mjs";
 
-export const FIGURES = {
-  request_path: requestPath,
-  stacked: stackedPicture,
-  stacked_rows: stackedRows,
-  histogram: outputHistogram,
-  tensor: tensorShapes,
-  replay_table: replayTable,
-  replay_text: replayText,
-  tv_curve: tvCurve,
-  tv_curve_table: tvCurveTable,
-  verify_steps: verifySteps,
-  speedup: speedupPlot,
-  speedup_sliders: sliderPlot,
-  alpha_positions: alphaPositions,
-  alpha_positions_table: alphaPositionsTable,
-  measured_costs: measuredCosts,
-  measured_verify: measuredVerify,
-  measured_table: measuredTable,
-  roofline: rooflineFigure,
+const MODULES = {
+  "alpha_positions.mjs": alphaPositions, "measured_costs.mjs": measuredCosts, "replay.mjs": replay,
+  "request_path.mjs": requestPath, "roofline.mjs": roofline, "round_timeline.mjs": roundTimeline,
+  "speedup.mjs": speedup, "stacked.mjs": stacked, "tensor.mjs": tensor, "tv_curve.mjs": tvCurve,
+  "verify_steps.mjs": verifySteps
 };
+
+export const FIGURES = {};
+for (const [module, table] of Object.entries(MODULES)) {
+  for (const [name, draw] of Object.entries(table)) {
+    if (name in FIGURES) throw new Error(`figure ${name} is registered twice (again in ${module})`);
+    FIGURES[name] = draw;
+  }
+}
 
 /** One figure's markup; an unknown name or a failing figure throws with the name in the message. */
 export function renderFigure(name, args) {

@@ -134,3 +134,6 @@ export function replayTable({ replay, labels }) {
   return `<div class="c13-scroll" data-search-exclude><table class="c13-replay">${head}<tbody>${body.join("")}</tbody>` +
     "</table></div>";
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { replay_table: replayTable, replay_text: replayText };

@@ -133,3 +133,6 @@ export function requestPath({ anchor, id = "e1-path" }) {
   return twoLayouts(id, (layout, svgId) => (layout === "wide" ? wideLayout : narrowLayout)(anchor, svgId),
     { cls: "c13-path" });
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { request_path: requestPath };

@@ -32,9 +32,17 @@ export function attainable(roof, intensity) {
   return Math.min(roof.peakGflops, roof.bandwidthGBs * intensity);
 }
 
-/** The roofline's time of a forward, in ms: max(bytes ÷ bandwidth, FLOPs ÷ peak). */
+/** A forward's two lower bounds on a roof, in ms: reading its bytes (memoryMs = bytes ÷ bandwidth) and doing its
+ * FLOPs (computeMs = FLOPs ÷ peak); bound: which is larger, "bandwidth" or "compute". */
+export function forwardBounds(roof, cost) {
+  const memoryMs = cost.bytes / (roof.bandwidthGBs * 1e6), computeMs = cost.flops / (roof.peakGflops * 1e6);
+  return { memoryMs, computeMs, bound: computeMs > memoryMs ? "compute" : "bandwidth" };
+}
+
+/** The roofline's time of a forward, in ms: the larger of its two bounds. */
 export function roofTime(roof, cost) {
-  return Math.max(cost.bytes / (roof.bandwidthGBs * 1e6), cost.flops / (roof.peakGflops * 1e6));
+  const b = forwardBounds(roof, cost);
+  return Math.max(b.memoryMs, b.computeMs);
 }
 
 /** v(k) by the roofline: time(k + 1 positions) ÷ time(1 position). */
@@ -208,3 +216,6 @@ export function runPoints({ reader, anchor, models, names, k, context }) {
 /** A figure's one-line summary for a caption: the model of the prediction. */
 export const ROOFLINE_MODEL = "时间(位置数) = max(读的字节 ÷ 带宽, 位置数 × 每个位置的 FLOP ÷ 峰值)；" +
   "预测的 v(k) = 时间(k + 1) ÷ 时间(1)。";
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { roofline: rooflineFigure };

@@ -196,3 +196,6 @@ export function wallClockPoint(p, predicted) {
   return { k: p.k, value: p.median, low: p.min, high: p.max,
     tip: `实测墙钟 ${times(p.median)}（最小–最大 ${fixed(p.min, 2)}–${times(p.max)}）；公式代入实测代价 ${times(predicted)}` };
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { speedup: speedupPlot, speedup_sliders: sliderPlot };

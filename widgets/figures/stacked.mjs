@@ -287,3 +287,6 @@ export function stackedRows({ columns, labels, n }) {
     [c.p, c.q, c.overlap, c.residual, c.excess].map((v) => `<td>${prob(v)}</td>`).join("") + "</tr>");
   return `<tbody>${rows.join("")}</tbody>`;
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { stacked: stackedPicture, stacked_rows: stackedRows, histogram: outputHistogram };

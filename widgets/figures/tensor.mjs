@@ -235,3 +235,6 @@ export function tensorShapes({ V, k, mask = null, replay = null, id, scale }) {
   return twoLayouts(id, (layout) => (layout === "wide" ? wideLayout : narrowLayout)(args, source),
     { cls: "c13-tensor", extra: { "data-k": k, "data-mask-round": chosen.round ?? "" } });
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { tensor: tensorShapes };

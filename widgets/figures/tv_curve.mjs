@@ -183,3 +183,6 @@ export function tvCurveTable({ curve }) {
     `<td>${curve.tv[s].map((seedRow) => escapeHtml(fixed(seedRow[i], 4))).join(" / ")}</td>`).join("")}</tr>`);
   return `<table class="c13-tv-table">${head}<tbody>${rows.join("")}</tbody></table>`;
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { tv_curve: tvCurve, tv_curve_table: tvCurveTable };

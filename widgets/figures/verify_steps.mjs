@@ -1,9 +1,9 @@
-// E4 · one round of the recorded replay in slow motion: the draft proposes its k tokens one by one, the target's
+// E4 · the verify motion, one round of the recorded replay step by step: the draft proposes its k tokens one by one, the target's
 // one forward lights up all k + 1 positions at once, acceptance goes left to right (u against the recorded
 // min(1, p/q)) and stops at the first rejection, which is replaced from the residual (or, all accepted, the last
 // position's distribution gives a bonus token). Every figure and verdict is the generator's record; nothing is
 // decided here. `verifySteps` is the picture of one round at step s (1 … N): the build draws the last step,
-// the live widget (widgets/e4_motion.js) draws every step with this same function.
+// the verify motion (widgets/e4_motion.js) draws every step with this same function.
 import { fixed, pct, prob } from "./formats.mjs";
 import { attrs, escapeText, tokenSpan } from "./svg.mjs";
 
@@ -60,8 +60,8 @@ function checkBar(accept, u) {
     `width="${x}" height="6"/><rect class="c13-v-bar-u" x="${ux}" y="0" width="1.6" height="12"/></svg>`;
 }
 
-/** One drafted position's card at this step. */
-function draftCard(round, labels, i, at) {
+/** One drafted position's box at this step. */
+function draftBox(round, labels, i, at) {
   const lines = [];
   const fresh = (phase) => (at.now.phase === phase && (phase === "forward" || at.now.position === i) ? " c13-v-new" : "");
   const known = i < round.q.length; // p and q are recorded for the checked positions only
@@ -92,7 +92,7 @@ function draftCard(round, labels, i, at) {
 }
 
 /** The (k + 1)-th position: no draft token; the target's last row, which gives the bonus when all are accepted. */
-function lastCard(round, labels, k, at) {
+function lastBox(round, labels, k, at) {
   const lines = [`<span class="c13-v-line c13-muted">没有草稿 token</span>`];
   if (at.forward) {
     lines.push(`<span class="c13-v-line c13-v-target${at.now.phase === "forward" ? " c13-v-new" : ""}">目标：` +
@@ -120,19 +120,22 @@ export function verifySteps({ replay, labels, round = null, step = null, id = "e
   const steps = roundSteps(replay, labels, index);
   const s = Math.max(1, Math.min(steps.length, step ?? steps.length));
   const at = progress(steps, s);
-  const cards = [];
+  const boxes = [];
   for (let i = 0; i <= k; i++) {
-    const card = i < k ? (i < at.drafted ? draftCard(data, labels, i, at) : { state: "empty",
-      lines: ['<span class="c13-v-line c13-muted">（草稿还没猜到这里）</span>'] }) : lastCard(data, labels, k, at);
+    const box = i < k ? (i < at.drafted ? draftBox(data, labels, i, at) : { state: "empty",
+      lines: ['<span class="c13-v-line c13-muted">（草稿还没猜到这里）</span>'] }) : lastBox(data, labels, k, at);
     const lit = at.forward ? " c13-v-lit" : "";
     const current = at.now.position === i && at.now.phase !== "forward" ? " c13-v-current" : "";
-    cards.push(`<li${attrs({ class: `c13-v-pos${lit}${current}`, "data-pos": i, "data-state": card.state })}>` +
-      `<span class="c13-v-head">位置 ${i + 1}</span>${card.lines.join("")}</li>`);
+    boxes.push(`<li${attrs({ class: `c13-v-pos${lit}${current}`, "data-pos": i, "data-state": box.state })}>` +
+      `<span class="c13-v-head">位置 ${i + 1}</span>${box.lines.join("")}</li>`);
   }
   const list = steps.map((x, j) => `<li${attrs({ "data-step": j + 1, "data-phase": x.phase,
     class: j + 1 === s ? "c13-v-now" : null, hidden: j + 1 > s ? "" : null })}>${escapeText(x.text)}</li>`);
   return `<div${attrs({ class: "c13-verify", id, "data-round": index, "data-step": s, "data-steps": steps.length })}>` +
     `<p class="c13-v-caption">第 ${index + 1} 轮（共 ${replay.rounds.length} 轮）：${k + 1} 个位置，第 ${s} / ${steps.length} 步</p>` +
-    `<ol class="c13-v-positions">${cards.join("")}</ol>` +
+    `<ol class="c13-v-positions">${boxes.join("")}</ol>` +
     `<ol class="c13-v-steps">${list.join("")}</ol></div>`;
 }
+
+/** This module's figures by the name generator/pages/figure_table.py and the tests draw them by. */
+export const FIGURES = { verify_steps: verifySteps };

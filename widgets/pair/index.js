@@ -88,7 +88,7 @@ export function render(section, config0) {
 
   fromAddress(true);
   window.addEventListener("hashchange", () => { if (section.isConnected) fromAddress(false); });
-  pythonStatus(section, status, python, { stages: config0.pythonStages || [], sizes: config0.pyodide_bytes },
+  pythonStatus(section, status, python, { steps: config0.pyodideSteps || [], sizes: config0.pyodide_bytes },
     () => { if (box) box.open = true; });
   python.subscribe((snapshot) => { if (section.isConnected) stats.onPython(snapshot.state); });
   startWhenReached(section, python);

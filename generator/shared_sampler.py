@@ -1,11 +1,12 @@
 """widgets/sampler.py — the one acceptance sampler — loaded by path: it is browser code, not a package.
 
-The generator's offline checks and the browser's live runs execute this very file.
+The one way CPython loads it, for both stages (the data stage's runs and checks, the page stage's pair presets);
+the browser's Pyodide loads the same file through widgets/py/load.mjs.
 """
 import importlib.util
 from pathlib import Path
 
-PATH = Path(__file__).resolve().parents[2] / "widgets" / "sampler.py"
+PATH = Path(__file__).resolve().parents[1] / "widgets" / "sampler.py"
 
 
 def _load():

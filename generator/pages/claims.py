@@ -1,0 +1,314 @@
+"""The page's comparisons and conclusions, decided from the data (issue 26).
+
+Every sentence of docs/index.md that says which draft is better, which k is best, whether speculation pays, what is
+slower, bigger or closer either takes its wording from one of these helpers or calls one of their checks, which
+stops the build with ClaimError naming the sentence and the numbers that contradict it. Comparisons are made on the
+figures as the page prints them (two decimals for a speedup, one for a percentage): two figures that print alike
+are never called larger and smaller.
+
+The helpers read c13.json (and the build machine's timings, when there are any) and nothing else; the template
+registers them as `claims` (generator/pages/context.py).
+"""
+import unicodedata
+
+from .formats import fixed, prob
+from .speedup import best_k, speedup
+
+# The naive scheme's acceptance Σ p·q: below this everywhere it is "小得可怜" (the threshold the page used before).
+TINY_SUM_PQ = 0.05
+# E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
+TRY_ALPHAS = (0.8, 0.9, 0.95)
+# "远低于" / "差不多": the anchor's compute bound for k + 1 positions must be below this share of its weight-read bound.
+FAR_BELOW = 0.5
+# "c 远高于参数比": the measured c is at least this many times the parameter ratio.
+FAR_ABOVE = 2.0
+
+
+class ClaimError(ValueError):
+    """A sentence of the page that the data contradicts: the sentence, why, and the numbers."""
+
+    def __init__(self, sentence, why, numbers):
+        self.sentence, self.why, self.numbers = sentence, why, dict(numbers)
+        shown = ", ".join(f"{name} = {value}" for name, value in self.numbers.items())
+        super().__init__(f"the sentence «{sentence}» does not hold for this data: {why} ({shown}); reword it in "
+                         "docs/index.md or find what is wrong with the data")
+
+
+def shown_times(x):
+    """A speedup as the page prints it (formats.times: two decimals)."""
+    return float(f"{x:.2f}")
+
+
+def shown_pct(x):
+    """A fraction as the page prints it (formats.pct: a percentage with one decimal), in percentage points."""
+    return float(f"{x * 100:.1f}")
+
+
+def shown_fixed(x, digits):
+    return float(f"{x:.{digits}f}")
+
+
+SHOWN = {"times": shown_times, "pct": shown_pct, "fixed1": lambda x: shown_fixed(x, 1),
+         "fixed2": lambda x: shown_fixed(x, 2), "fixed3": lambda x: shown_fixed(x, 3),
+         "fixed4": lambda x: shown_fixed(x, 4)}
+
+
+def order(a, b, fmt):
+    """'more', 'less' or 'same': a against b as the page prints them in the format fmt."""
+    sa, sb = SHOWN[fmt](a), SHOWN[fmt](b)
+    return "more" if sa > sb else "less" if sa < sb else "same"
+
+
+def is_han(ch):
+    return unicodedata.name(ch, "").startswith("CJK UNIFIED IDEOGRAPH")
+
+
+class Claims:
+    """The page's conclusions for one c13.json (`data`) and, optionally, the build machine's usable timings
+    (`measured`: generator/pages/measured.py's context, or None)."""
+
+    def __init__(self, data, measured=None, drafts=None):
+        self.data, self.measured = data, measured if measured and measured.get("usable") else None
+        constants = data["constants"]
+        # the small draft first, as the page names them (context.py: by their parameter counts)
+        self.small, self.large = drafts or sorted(constants["drafts"], key=lambda d: data["models"][d]["parameters"])
+        self.drafts = [self.small, self.large]
+        self.ks = constants["ks"]
+        self.k_max = max(self.ks)
+        self.acc = data["accounting"]["drafts"]
+        self.main = data["replay"]["prompt"]
+
+    def row(self, draft, k):
+        return next(r for r in self.acc[draft]["rows"] if r["k"] == k)
+
+    # --- the naive scheme (Σ p·q) ------------------------------------------------------------------------------
+    def naive(self):
+        """How the page speaks of Σ p·q: 'tiny' (every one below TINY_SUM_PQ), 'far' (every one at most half its
+        α) or 'below' (smaller than α, as it always is), with the phrases of the summary, of E2's lead-in and of
+        the line after its table."""
+        dist = self.data["distributions"]
+        pairs = [(dist[p]["sum_pq"][d], dist[p]["alpha"][d]) for p in dist for d in self.drafts]
+        biggest = max(s for s, _ in pairs)
+        if biggest < TINY_SUM_PQ:
+            level = "tiny"
+        elif all(s <= a / 2 for s, a in pairs):
+            level = "far"
+        else:
+            level = "below"
+            for s, a in pairs:
+                if not float(prob(s).rstrip("%")) < shown_pct(a):  # Σ p·q ≤ α always; printed alike, not "小于"
+                    raise ClaimError("在我们的模型上，它小于下一节的接受率 α", "Σ p·q is not below α as printed",
+                                     {"Σ p·q": s, "α": a})
+        summary = {"tiny": "几乎什么都留不下", "far": "留下的太少", "below": "留下的比正确的规则少"}[level]
+        lead = {"tiny": "小得可怜", "far": "远小于下一节的接受率 α", "below": "小于下一节的接受率 α"}[level]
+        if level == "tiny":
+            after = "这样的草稿几乎每轮都白猜。"
+        elif biggest < 0.5:
+            after = "大部分猜测都被白白扔掉。"
+        else:
+            after = "被白白扔掉的猜测，比下一节的规则多。"
+        return {"level": level, "max": biggest, "summary": summary, "only": "只有" if level != "below" else "是",
+                "lead": lead, "after": after}
+
+    # --- "被拒后从 p 重抽" ----------------------------------------------------------------------------------------
+    def resample_bias_visible(self, prefix=None, draft=None):
+        """Whether the bias of resampling from p stands clear of the sampling noise on the page's example: its
+        closed-form TV more than twice the TV of drawing from p directly (the rule the offline check uses)."""
+        prefix, draft = prefix or self.main, draft or self.small
+        closed = self.data["distributions"][prefix]["tv_resample_p_closed_form"][draft]
+        return closed > 2 * self.data["offline"]["results"][prefix][draft]["direct"]["tv"]
+
+    def check_deficit(self, prefix=None, draft=None):
+        """E2's second step: «目标喜欢而草稿很少提出的 token 会出得太少：…p 给它 …，草稿只给 …，从 p 重抽的输出只给
+        它 …» needs q and the output below p as printed."""
+        prefix, draft = prefix or self.main, draft or self.small
+        d = self.data["distributions"][prefix]["resample_p_deficit"][draft]
+        if not (prob(d["q"]) != prob(d["p"]) and d["q"] < d["p"] and d["output"] < d["p"]
+                and prob(d["output"]) != prob(d["p"])):
+            raise ClaimError("目标喜欢而草稿很少提出的 token 会出得太少：p 给它 …，草稿只给 …，从 p 重抽的输出只给它 …",
+                             f"the token that loses most at {prefix!r} is not below p under the draft and the "
+                             "output", {"p": d["p"], "q": d["q"], "output": d["output"]})
+        return ""
+
+    # --- the accounting: α per k against the pooled α ---------------------------------------------------------
+    def alpha_noise(self, k):
+        """The line after «例如小草稿 k = … 时是 …，95% 区间 …～…»: whether that interval is wider than the spread of
+        the per-k rates of both drafts (in percentage points, as printed)."""
+        r = self.row(self.small, k)
+        width = round(shown_pct(r["alpha_high"]) - shown_pct(r["alpha_low"]), 1)
+        spread = max(round(shown_pct(self.acc[d]["alpha_k_max"]) - shown_pct(self.acc[d]["alpha_k_min"]), 1)
+                     for d in self.drafts)
+        sentence = ("这比各 k 之间的差还大。" if width > spread else
+                    f"各 k 之间的差（最多 {fixed(spread, 1)} 个百分点）比这个区间的宽度（{fixed(width, 1)} 个百分点）还大，"
+                    "不全是噪声；不过")
+        return {"wider": width > spread, "width": width, "spread": spread, "sentence": sentence}
+
+    def slow_at_k_max(self, draft):
+        """«…到 k = k_max 时是 …»: said only when k_max is not the draft's best k (or it would repeat the best), and
+        whether that figure prints below 1×."""
+        a = self.acc[draft]
+        r = self.row(draft, self.k_max)
+        return {"say": a["best_k"] != self.k_max and shown_times(r["speedup"]) < shown_times(a["best_speedup"]),
+                "below_one": shown_times(r["speedup"]) < 1, "speedup": r["speedup"]}
+
+    def check_measured_best(self, draft):
+        """«逐个 k 把实测的 N 代入…那一批运行碰巧产出得多»: the measured N at that k above the formula's, as printed."""
+        a = self.acc[draft]
+        r = self.row(draft, a["measured_best_k"])
+        if order(r["tokens_per_target_forward"], r["formula"], "fixed2") != "more":
+            raise ClaimError("那一批运行碰巧产出得多", f"at k = {r['k']} the measured N is not above the formula's",
+                             {"N measured": r["tokens_per_target_forward"], "N formula": r["formula"]})
+        return ""
+
+    # --- E5's tries --------------------------------------------------------------------------------------------
+    def try_alpha(self):
+        """E5's first try: the α to drag the small draft's to (the first of TRY_ALPHAS above its own, as printed),
+        the best k there, and whether it moved from the draft's best k."""
+        a = self.acc[self.small]
+        target = next((t for t in TRY_ALPHAS if shown_pct(t) > shown_pct(a["alpha"])), None)
+        if target is None:
+            raise ClaimError("α 变大，最快的 k 往哪走？……先猜，再把 α 拖到 …",
+                             "the small draft's α is already above every α the try offers",
+                             {"α": a["alpha"], "tries": TRY_ALPHAS})
+        k = best_k(target, a["c"], self.ks)
+        later, moved = k > a["best_k"], k != a["best_k"]
+        return {"alpha": target, "k": k, "speedup": speedup(target, a["c"], k), "moved": moved, "later": later,
+                "verb": "变成" if moved else "还是",
+                "why": "：草稿猜得越准，一轮多猜几个越划算。" if later else
+                       "。" if moved else "：α 涨了这么多，还不够让多猜一个变得划算。"}
+
+    def large_at_k_max(self):
+        """E5's fourth try, the large draft at the largest k: 'slower' when its speedup there prints below its best
+        (the question «为什么越猜越慢» holds), else 'best'. With the cost c·k + 1 and the bound 1 ÷ (1 − α) on E[N],
+        `bounded` says whether the bound alone explains it (the bound below the cost)."""
+        a = self.acc[self.large]
+        r = self.row(self.large, self.k_max)
+        best = self.row(self.large, a["best_k"])
+        cost_best, cost = a["c"] * a["best_k"] + 1, a["c"] * self.k_max + 1
+        bound = 1 / (1 - a["alpha"])
+        slower = a["best_k"] != self.k_max and shown_times(r["speedup"]) < shown_times(a["best_speedup"])
+        return {"case": "slower" if slower else "best", "speedup": r["speedup"], "cost": cost, "bound": bound,
+                "question": "大草稿为什么越猜越慢？" if slower else "大草稿是不是猜得越多越好？",
+                "bounded": shown_fixed(bound, 2) < shown_fixed(cost, 2), "best_k": a["best_k"],
+                "best_speedup": a["best_speedup"], "cost_best": cost_best, "yield_best": best["formula"],
+                "yield": r["formula"]}
+
+    # --- which draft is better --------------------------------------------------------------------------------
+    def bigger_draft(self):
+        """Misconception 2 («草稿越大、越准越好»): how our two drafts compare at their best k ('smaller_wins',
+        'larger_wins' or 'tie') and at the largest k, by the formula and, when timed, by the build machine's clock."""
+        s, l = self.acc[self.small], self.acc[self.large]
+        out = {"best": {"larger": order(l["best_speedup"], s["best_speedup"], "times"),
+                        "small": s["best_speedup"], "small_k": s["best_k"],
+                        "large": l["best_speedup"], "large_k": l["best_k"]},
+               "k_max": order(self.row(self.large, self.k_max)["speedup"],
+                              self.row(self.small, self.k_max)["speedup"], "times"),
+               "large_k_max": self.slow_at_k_max(self.large)}
+        out["lead"], out["tail"] = {
+            "less": ("我们的模型也是这样：", ""),
+            "more": ("我们的模型却是大草稿更快：", "——它多出的接受率抵过了多花的代价。哪个草稿更合适，要把 α 和 c 代进公式算过才知道"),
+            "same": ("我们的两个草稿最好时一样快：", "——大草稿多出的接受率，刚好被它多花的代价抵掉"),
+        }[out["best"]["larger"]]
+        out["wall"] = None
+        if self.measured:
+            rows = {d: next(r for r in self.measured["by_draft"][d]["rows"] if r["k"] == self.k_max)
+                    for d in self.drafts}
+            out["wall"] = order(rows[self.large]["measured"]["median"], rows[self.small]["measured"]["median"],
+                                "times")
+        return out
+
+    def self_drafting(self):
+        """The evolution map's line on self-drafting, the large draft at the largest k: 'slows' when it prints below
+        1× (and, when timed, its wall clock too), 'costs' when it is below the best of either draft, else 'plain'."""
+        r = self.row(self.large, self.k_max)
+        best_draft = max(self.drafts, key=lambda d: self.acc[d]["best_speedup"])
+        best = self.acc[best_draft]
+        wall = None
+        if self.measured:
+            wall = next(m for m in self.measured["by_draft"][self.large]["rows"] if m["k"] == self.k_max)
+            wall = wall["measured"]["median"]
+        if shown_times(r["speedup"]) < 1 and (wall is None or shown_times(wall) < 1):
+            case = "slows"
+        elif shown_times(r["speedup"]) < shown_times(best["best_speedup"]):
+            case = "costs"
+        else:
+            case = "plain"
+        return {"case": case, "speedup": r["speedup"], "wall": wall, "best_draft": best_draft,
+                "best_k": best["best_k"], "best_speedup": best["best_speedup"]}
+
+    def slowest(self):
+        """«接受率太低或草稿太贵时反而更慢»: the slowest of every draft and k by the formula, and whether it prints
+        below 1×."""
+        draft, r = min(((d, r) for d in self.drafts for r in self.acc[d]["rows"]), key=lambda dr: dr[1]["speedup"])
+        return {"draft": draft, "k": r["k"], "speedup": r["speedup"], "below_one": shown_times(r["speedup"]) < 1}
+
+    @staticmethod
+    def tv_slower(small_n, large_n):
+        """«n 小时降得慢一些：…两者只小了 … 倍和 … 倍»: every fall of the TV over the small n (direct, correct) below
+        every fall over the large n, as printed (one decimal)."""
+        return max(shown_fixed(f, 1) for f in small_n) < min(shown_fixed(f, 1) for f in large_n)
+
+    # --- small sentences that hold or fail -------------------------------------------------------------------
+    def check_anchor(self):
+        """«仍然远低于 …：检查 k + 1 个 token 的代价，和写出 1 个差不多»: the anchor's compute bound for the verified
+        positions far below its weight-read bound."""
+        a = self.data["anchor"]
+        if not a["compute_ms_for_positions"] < FAR_BELOW * a["weight_read_ms_per_token"]:
+            raise ClaimError("一次前向算 k + 1 个位置，计算下界…仍然远低于读权重的下界",
+                             f"the compute bound is not below {FAR_BELOW:g} of the weight-read bound",
+                             {"compute ms": a["compute_ms_for_positions"], "weight read ms": a["weight_read_ms_per_token"]})
+        return ""
+
+    def check_vocab_between(self):
+        """E3: «我们自己的模型词表是 …，介于两者之间»."""
+        small, ours, anchor = (self.data["constants"]["small_vocab"], self.data["tokenizer"]["vocab_size"],
+                               self.data["anchor"]["vocab_size"])
+        if not small < ours < anchor:
+            raise ClaimError("我们自己的模型词表是 …，介于两者之间", "our vocabulary is not between E3's two scales",
+                             {"small scale": small, "ours": ours, "anchor": anchor})
+        return ""
+
+    def check_measured_costs(self, mc):
+        """«为什么我们的小目标在 CPU 上不赚。…一是 c 远高于参数比…二是 v(k) 随 k 增长»: from the build machine's timings
+        (any measured.json the page shows, stale or not: the sentences speak of its own figures)."""
+        s = mc["by_draft"][mc["small"]]  # the timed small draft (the page's may be another model when stale)
+        if not s["c"]["median"] >= FAR_ABOVE * s["c_params"]:
+            raise ClaimError("一是 c 远高于参数比：小草稿的参数只有目标的 …，一次前向却要目标 … 的时间",
+                             f"the measured c is not {FAR_ABOVE:g} times the parameter ratio",
+                             {"c measured": s["c"]["median"], "c = 参数比": s["c_params"]})
+        ks = mc["ks"]
+        v_first, v_last = mc["v"][min(ks)]["median"], mc["v"][max(ks)]["median"]
+        if order(v_last, v_first, "fixed2") != "more":
+            raise ClaimError("v(k) 从 k = … 的 … 涨到 k = … 的 …；二是 v(k) 随 k 增长",
+                             "v(k) does not grow from the smallest k to the largest as printed",
+                             {f"v({min(ks)})": v_first, f"v({max(ks)})": v_last})
+        if mc.get("usable") and mc["summary"]["below_one"] * 2 < mc["summary"]["rows"]:
+            raise ClaimError("为什么我们的小目标在 CPU 上不赚",
+                             "most of the measured wall-clock speedups are at least 1×",
+                             {"below 1×": mc["summary"]["below_one"], "of": mc["summary"]["rows"]})
+        return ""
+
+    # --- the script of the text ---------------------------------------------------------------------------------
+    def script(self):
+        """What the notes on bytes may say: whether E4's replay shows byte tokens (labels ‹..›, tokens that are not
+        whole UTF-8 characters), the first of them as an example, and whether the prompts and the replay's text are Chinese (Han characters)."""
+        labels = self.data["tokenizer"]["labels"]
+        replay = self.data["replay"]
+        tokens = list(replay["prompt_tokens"]) + list(replay["tokens"])
+        byte_tokens = [t for t in tokens if labels[t].startswith("‹") and labels[t].endswith("›")]
+        text = "".join(p["text"] for p in self.data["prompts"]) + "".join(labels[t] for t in tokens)
+        letters = [ch for ch in text if ch.isalpha()]
+        han = bool(letters) and sum(is_han(ch) for ch in letters) * 2 > len(letters)
+        clause = ("一个汉字占 3 个字节，常被切进相邻的两个 token，几个字节合起来才是一个汉字" if han else
+                  "一个字符若不止一个字节，就可能被切进相邻的 token，几个字节合起来才是一个字符")
+        return {"byte_tokens": bool(byte_tokens), "example": byte_tokens[0] if byte_tokens else None, "han": han,
+                "clause": clause}
+
+
+def register(ctx, data):
+    """The template's `claims` (and `order`, a comparison on printed figures)."""
+    ctx["claims"] = Claims(data, ctx.get("measured"), [ctx["small_draft"], ctx["large_draft"]])
+    ctx["order"] = order
+    return ctx
+
+

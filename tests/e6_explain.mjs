@@ -1,0 +1,33 @@
+// Node driver for tests/test_e6_explain.py: the pure parts of E6's explanation of a run — the round's timeline
+// (widgets/figures/round_timeline.mjs) and the regime and sampler times of widgets/e6/explain.js.
+//
+//   node tests/e6_explain.mjs timeline ARGS.json   roundSegments(args) and roundTimeline(args), or the error
+//   node tests/e6_explain.mjs regime ARGS.json     regime(roof, modelFigures(config), context, ms) per roof given
+//   node tests/e6_explain.mjs sampler ARGS.json    samplerTimes(result)
+//
+// Prints ONE line of JSON.
+import { readFileSync } from "node:fs";
+import { regime, samplerTimes } from "../widgets/e6/explain.js";
+import { modelFigures } from "../widgets/figures/roofline.mjs";
+import { roundSegments, roundTimeline } from "../widgets/figures/round_timeline.mjs";
+
+const [mode, file] = process.argv.slice(2);
+const args = JSON.parse(readFileSync(file, "utf8"));
+let out;
+if (mode === "timeline") {
+  try {
+    out = { segments: roundSegments(args), svg: roundTimeline(args) };
+  } catch (err) {
+    out = { error: err.message };
+  }
+} else if (mode === "regime") {
+  const model = modelFigures(args.config);
+  out = args.roofs.map((roof) => regime({ bandwidthGBs: { median: roof.bandwidthGBs }, peakGflops: { median: roof.peakGflops } },
+    model, args.context, args.measuredMs));
+} else if (mode === "sampler") {
+  out = samplerTimes(args);
+} else {
+  process.stderr.write(`e6_explain.mjs: unknown mode ${mode}\n`);
+  process.exit(2);
+}
+process.stdout.write(JSON.stringify(out) + "\n");

@@ -1,0 +1,83 @@
+"""What the glue check asks of widgets/py/c13_worker.py and widgets/py/c13_e6.py, written once: tests/test_python_glue.py
+runs it in CPython and tests/pyodide_glue.mjs loads this very file into Pyodide beside the glue, so that the two
+sides answer the same calls. Standard library only; the modules are passed in.
+"""
+import json
+import math
+from array import array
+
+P = [0.5, 0.25, 0.125, 0.0625, 0.0625]
+Q = [0.125, 0.5, 0.25, 0.0, 0.125]
+
+
+def worker_calls(worker, sampler):
+    """E2's rounds (in order, skipped ahead, replayed), two runs taking turns, the pair's figures, the warm-up."""
+    p, q = json.dumps(P), json.dumps(Q)
+    out = {"rounds": {}, "runs": {}}
+    for scheme in sampler.SCHEMES:
+        order = [0, 1, 2, 5, 3, 4, 4, 0]
+        out["rounds"][scheme] = [[i, json.loads(worker.c13_round("pair", p, q, scheme, 11, i))] for i in order]
+    worker.c13_start(1, "pair", p, q, "correct", 5, 2_500, 1_000)
+    worker.c13_start(2, "pair", p, q, "resample_p", 6, 2_000, 500)
+    steps = {1: [], 2: []}
+    for rid in (1, 2, 1, 2, 1, 2, 2, 2, 1):
+        step = worker.c13_step(rid)
+        steps[rid].append(list(step) if step is not None else None)
+    out["runs"] = {rid: {"steps": steps[rid], "result": json.loads(worker.c13_finish(rid))} for rid in (1, 2)}
+    worker.c13_start(3, "pair", p, q, "naive", 7, 100, 10)
+    worker.c13_drop(3)
+    out["dropped"] = 3 not in worker._runs
+    out["pair_stats"] = json.loads(worker.c13_pair_stats(p, q))
+    before = worker.c13_round("pair", p, q, "correct", 11, 1)
+    worker.c13_warm_start("pair", p, q, 3_000, 1_000)
+    pieces = 0
+    while worker.c13_warm_step():
+        pieces += 1
+    out["warm_pieces"] = pieces
+    # the warm-up touched no stream: round 2 follows round 1 as if nothing ran between
+    out["after_warm"] = [json.loads(before), json.loads(worker.c13_round("pair", p, q, "correct", 11, 2))]
+    try:
+        worker.c13_round("bad", "[1]", "[0]", "no-such-scheme", 1, 0)
+        out["error"] = None
+    except Exception as e:  # noqa: BLE001 - the type and text are the result
+        out["error"] = [type(e).__name__, str(e)]
+    return out
+
+
+def _fill(buffer, values):
+    for i, v in enumerate(values):
+        buffer[i] = v
+
+
+def e6_calls(e6, sampler):
+    """E6's draw, greedy pick and verify through the glue's buffers, as sampler_bridge.mjs writes them."""
+    buffers = e6.e6_buffers(3, 2, len(P))
+    out = {"sizes": [len(b) for b in buffers], "draws": [], "verify": []}
+    _fill(buffers[3], Q)
+    stream = e6.e6_stream(9)
+    for _ in range(5):
+        token = e6.e6_draw(stream, 0)
+        out["draws"].append([token, e6._e6_out[0]])
+    out["greedy"] = e6.e6_greedy_pick(0)
+    for i in range(3):
+        _fill(buffers[i], P if i != 1 else Q)
+    _fill(buffers[4], P)
+    for k, drafted, seeded in ((2, [1, 0], True), (2, [2, 4], True), (1, [0], False), (2, [1, 1], False)):
+        _fill(buffers[5], drafted)
+        kind = e6.e6_verify(e6.e6_stream(k * 100 + drafted[0]) if seeded else None, k + 1, k, k)
+        n = int(e6._e6_out[3])
+        numbers = [None if math.isnan(v) else v for v in e6._e6_out[:4 + 4 * n]]
+        out["verify"].append({"kind": kind, "numbers": numbers})
+    _fill(buffers[0], [math.nan] * len(P))
+    try:
+        e6.e6_verify(e6.e6_stream(1), 2, 1, 1)
+        out["nan"] = None
+    except sampler.SamplerError as e:
+        out["nan"] = str(e)
+    out["drafted_typecode"] = e6._e6_drafted.typecode
+    out["row_type"] = type(e6._e6_q[0]) is array
+    return out
+
+
+def exercise(worker, e6, sampler):
+    return {"worker": worker_calls(worker, sampler), "e6": e6_calls(e6, sampler)}

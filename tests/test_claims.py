@@ -1,0 +1,245 @@
+"""The page's comparisons and conclusions (generator/pages/claims.py, issue 26): altered copies of c13.json give the
+wording their numbers call for, or stop the build naming the sentence and the numbers.
+
+The alterations move the figures a sentence rests on (a large draft faster than the small one, the best k at the
+edge of the range, two figures that print alike, a bound above the cost); every expectation is worked out from the
+altered numbers, never typed.
+"""
+import copy
+import math
+
+import pytest
+
+from generator.pages.claims import ClaimError, Claims, order, speedup
+from tests.sitelib import drafts_by_size
+
+
+@pytest.fixture
+def d(data):
+    return copy.deepcopy(data)
+
+
+def set_accounting(data, draft, alpha, c):
+    """The draft's pooled α and c, and every row's formula figures and best k as the data stage derives them."""
+    acc = data["accounting"]["drafts"][draft]
+    acc["alpha"], acc["c"] = alpha, c
+    for r in acc["rows"]:
+        r["formula"] = sum(alpha ** i for i in range(r["k"] + 1))
+        r["speedup"] = speedup(alpha, c, r["k"])
+        r["tokens_per_target_forward"], r["measured_speedup"] = r["formula"], r["speedup"]  # runs as the formula says
+    best = max(acc["rows"], key=lambda r: (r["speedup"], -r["k"]))
+    acc["best_k"], acc["best_speedup"] = best["k"], best["speedup"]
+    acc["measured_best_k"], acc["measured_best_speedup"] = best["k"], best["speedup"]
+
+
+def test_figures_that_print_alike_are_neither_larger_nor_smaller():
+    assert order(1.0349, 1.0301, "times") == "same"
+    assert order(1.036, 1.0301, "times") == "more"
+    assert order(0.5504, 0.5496, "pct") == "same" and order(0.551, 0.549, "pct") == "more"
+
+
+def test_the_committed_data_reads_as_the_page_says(data):
+    small, large = drafts_by_size(data)
+    c = Claims(data)
+    acc = data["accounting"]["drafts"]
+    assert c.large_at_k_max()["case"] == ("slower" if acc[large]["best_k"] != max(data["constants"]["ks"]) else "best")
+    assert c.bigger_draft()["best"]["larger"] == order(acc[large]["best_speedup"], acc[small]["best_speedup"], "times")
+    assert c.script() == {**c.script(), "han": True}
+
+
+def test_a_large_draft_faster_than_the_small_one_is_not_called_the_worse(d):
+    small, large = drafts_by_size(d)
+    set_accounting(d, large, alpha=0.95, c=d["accounting"]["drafts"][large]["c"])
+    c = Claims(d)
+    acc = d["accounting"]["drafts"]
+    assert acc[large]["best_speedup"] > acc[small]["best_speedup"]
+    assert c.bigger_draft()["best"]["larger"] == "more"
+    # at α = 0.95 the best k of the large draft is the largest one: the fourth try may not ask why it slows down
+    k_max = max(d["constants"]["ks"])
+    assert acc[large]["best_k"] == k_max
+    assert c.large_at_k_max()["case"] == "best"
+    assert c.slow_at_k_max(large)["say"] is False  # «到 k = k_max 时是 …» would repeat its best
+    sd = c.self_drafting()
+    assert sd["case"] == "plain" and sd["best_draft"] == large  # not «还会拖慢», not «不如» itself
+
+
+def test_a_slowdown_is_explained_by_the_bound_only_when_the_bound_is_below_the_cost(d):
+    small, large = drafts_by_size(d)
+    k_max = max(d["constants"]["ks"])
+    c_large = d["accounting"]["drafts"][large]["c"]
+    for alpha in (0.5, 0.62, 0.7, 0.75, 0.8):
+        set_accounting(d, large, alpha=alpha, c=c_large)
+        big = Claims(d).large_at_k_max()
+        if big["case"] != "slower":
+            continue
+        assert big["bounded"] == (round(1 / (1 - alpha), 2) < round(c_large * k_max + 1, 2))
+        assert big["yield"] / big["yield_best"] < big["cost"] / big["cost_best"]  # «多猜的几个抵不上多花的前向»
+    set_accounting(d, large, alpha=0.75, c=c_large)  # the retrained case of the issue: bound 4.0 above cost 3.30
+    assert 1 / (1 - 0.75) > c_large * k_max + 1 and Claims(d).large_at_k_max()["bounded"] is False
+
+
+def test_the_evolution_map_says_slows_only_below_one(d):
+    small, large = drafts_by_size(d)
+    k_max = max(d["constants"]["ks"])
+    c_large = d["accounting"]["drafts"][large]["c"]
+    for alpha in (0.3, 0.6, 0.7, 0.8):
+        set_accounting(d, large, alpha=alpha, c=c_large)
+        r = next(r for r in d["accounting"]["drafts"][large]["rows"] if r["k"] == k_max)
+        case = Claims(d).self_drafting()["case"]
+        assert (case == "slows") == (float(f"{r['speedup']:.2f}") < 1)
+        slow = Claims(d).slowest()
+        assert slow["below_one"] == (float(f"{slow['speedup']:.2f}") < 1)
+
+
+def test_the_timed_wall_clock_also_decides_slows(d):
+    small, large = drafts_by_size(d)
+    k_max = max(d["constants"]["ks"])
+    set_accounting(d, large, alpha=0.3, c=d["accounting"]["drafts"][large]["c"])
+    rows = {dr: [{"k": k, "measured": {"median": 1.2}} for k in d["constants"]["ks"]] for dr in (small, large)}
+    measured = {"usable": True, "by_draft": {dr: {"rows": rows[dr]} for dr in rows}}
+    assert Claims(d).self_drafting()["case"] == "slows"
+    sd = Claims(d, measured).self_drafting()
+    assert sd["case"] != "slows" and sd["wall"] == 1.2
+    assert Claims(d, measured).bigger_draft()["wall"] == "same"
+
+
+def test_the_interval_is_said_wider_than_the_spread_only_when_it_is(d):
+    small, large = drafts_by_size(d)
+    k = d["replay"]["k"]
+    c = Claims(d)
+    r = c.row(small, k)
+    noise = c.alpha_noise(k)
+    assert noise["wider"] == (noise["width"] > noise["spread"])
+    acc = d["accounting"]["drafts"][small]
+    acc["alpha_k_min"], acc["alpha_k_max"] = r["alpha_low"] - 0.01, r["alpha_high"] + 0.01
+    assert Claims(d).alpha_noise(k)["wider"] is False
+    r["alpha_low"], r["alpha_high"] = acc["alpha_k_min"] - 0.02, acc["alpha_k_max"] + 0.02
+    d["accounting"]["drafts"][large]["alpha_k_min"] = d["accounting"]["drafts"][large]["alpha_k_max"] - 0.01
+    assert Claims(d).alpha_noise(k)["wider"] is True
+
+
+def test_the_first_try_drags_alpha_up_and_says_whether_the_best_k_moved(d):
+    small, _ = drafts_by_size(d)
+    c_small = d["accounting"]["drafts"][small]["c"]
+    set_accounting(d, small, alpha=0.85, c=c_small)
+    t = Claims(d).try_alpha()
+    assert t["alpha"] > 0.85 and t["alpha"] == 0.9
+    set_accounting(d, small, alpha=0.97, c=c_small)
+    with pytest.raises(ClaimError, match="α 变大"):
+        Claims(d).try_alpha()
+    set_accounting(d, small, alpha=0.79, c=1.0)  # so costly that k = 1 stays best at any α: «还是 k = 1»
+    t = Claims(d).try_alpha()
+    assert t["moved"] is False and t["k"] == d["accounting"]["drafts"][small]["best_k"]
+
+
+def test_the_naive_scheme_is_called_tiny_only_when_it_is(d):
+    assert Claims(d).naive()["level"] == "tiny"
+    for entry in d["distributions"].values():
+        for draft in entry["sum_pq"]:
+            entry["sum_pq"][draft] = entry["alpha"][draft] * 0.4
+    n = Claims(d).naive()
+    assert n["level"] == "far" and "几乎" not in n["summary"] and n["only"] == "只有"
+    for entry in d["distributions"].values():
+        for draft in entry["sum_pq"]:
+            entry["sum_pq"][draft] = entry["alpha"][draft] * 0.9
+    n = Claims(d).naive()
+    assert n["level"] == "below" and n["only"] == "是" and "远" not in n["lead"]
+
+
+def test_a_contradicted_sentence_stops_the_build_naming_it_and_its_numbers(d):
+    small, _ = drafts_by_size(d)
+    main = d["replay"]["prompt"]
+    deficit = d["distributions"][main]["resample_p_deficit"][small]
+    deficit["q"] = deficit["p"] * 2
+    with pytest.raises(ClaimError) as e:
+        Claims(d).check_deficit()
+    assert "草稿只给" in str(e.value) and repr(deficit["q"]) in str(e.value) and repr(deficit["p"]) in str(e.value)
+    d["anchor"]["compute_ms_for_positions"] = d["anchor"]["weight_read_ms_per_token"]
+    with pytest.raises(ClaimError, match="远低于") as e:
+        Claims(d).check_anchor()
+    assert repr(d["anchor"]["weight_read_ms_per_token"]) in str(e.value)
+    d["tokenizer"]["vocab_size"] = d["anchor"]["vocab_size"] + 1
+    with pytest.raises(ClaimError, match="介于两者之间"):
+        Claims(d).check_vocab_between()
+
+
+def test_the_measured_costs_sentences_are_checked(d):
+    small, large = drafts_by_size(d)
+    ks = d["constants"]["ks"]
+    mc = {"usable": True, "ks": ks, "small": small, "by_draft": {small: {"c": {"median": 0.6}, "c_params": 0.09}},
+          "v": {k: {"median": 1 + 0.1 * k} for k in ks}, "summary": {"below_one": 16, "rows": 16}}
+    assert Claims(d).check_measured_costs(mc) == ""
+    mc["by_draft"][small]["c"]["median"] = 0.1
+    with pytest.raises(ClaimError, match="c 远高于参数比"):
+        Claims(d).check_measured_costs(mc)
+    mc["by_draft"][small]["c"]["median"] = 0.6
+    mc["v"][max(ks)]["median"] = mc["v"][min(ks)]["median"]
+    with pytest.raises(ClaimError, match="涨到"):
+        Claims(d).check_measured_costs(mc)
+    mc["v"][max(ks)]["median"] = 2.0
+    mc["summary"]["below_one"] = 3
+    with pytest.raises(ClaimError, match="不赚"):
+        Claims(d).check_measured_costs(mc)
+
+
+def test_the_note_on_chinese_bytes_needs_byte_tokens_and_chinese_text(d):
+    c = Claims(d).script()
+    assert c["byte_tokens"] and c["han"] and d["tokenizer"]["labels"][c["example"]].startswith("‹")
+    labels = d["tokenizer"]["labels"]
+    for i, label in enumerate(labels):  # the same tokens, as if they were English words
+        labels[i] = "word" if not label.startswith("‹") else label
+    for p in d["prompts"]:
+        p["text"] = "The "
+    assert Claims(d).script()["han"] is False
+    replay = d["replay"]
+    replay["tokens"] = [t for t in replay["tokens"] if not labels[t].startswith("‹")]
+    replay["prompt_tokens"] = [t for t in replay["prompt_tokens"] if not labels[t].startswith("‹")]
+    assert Claims(d).script()["byte_tokens"] is False
+
+
+def test_the_built_markdown_follows_an_altered_accounting(d, tmp_path, monkeypatch):
+    """The template itself: with the large draft's best k at the edge of the range, no sentence compares its best
+    with itself or asks why it slows down; with a contradicted sentence, the render fails naming it."""
+    from generator.pages.context import build_context
+    from generator.pages.templates import make_env, render_page
+    from generator.pages.formats import times
+    from mkdocs.exceptions import PluginError
+    from tests.sitelib import ROOT
+    monkeypatch.setenv("C13_DATA", str(tmp_path / "c13.json"))  # no measured.json beside it
+    small, large = drafts_by_size(d)
+    k_max = max(d["constants"]["ks"])
+    set_accounting(d, large, alpha=0.95, c=d["accounting"]["drafts"][large]["c"])
+    best = d["accounting"]["drafts"][large]["best_speedup"]
+    ctx = build_context(d)
+    ctx["qa_contact"] = "—"
+    source = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    md = render_page(make_env(), ctx, source, "index.md")
+    shown = times(best)
+    assert "越猜越慢" not in md
+    assert not any(f"{shown}</span>，不如" in part and f"的 <span" in part and part.count(shown) > 1
+                   for part in md.split("。"))  # «X，不如它在 k = … 时的 X»
+    assert "大草稿更快" in md and "比不投机还慢" not in md.split("误区二")[1].split("误区三")[0]
+    small_row = d["distributions"][d["replay"]["prompt"]]["resample_p_deficit"][small]
+    small_row["q"] = small_row["p"] * 3
+    with pytest.raises(PluginError) as e:
+        render_page(make_env(), build_context(d) | {"qa_contact": "—"}, source, "index.md")
+    assert "ClaimError" in str(e.value) and "草稿只给" in str(e.value) and "line " in str(e.value)
+    assert math.isfinite(best)
+
+
+def test_the_tv_is_said_to_fall_slower_at_small_n_only_when_every_fall_is_smaller():
+    assert Claims.tv_slower([3.1, 2.9], [9.8, 10.1]) is True
+    assert Claims.tv_slower([3.1, 10.0], [9.8, 10.1]) is False
+    assert Claims.tv_slower([9.84, 2.0], [9.8, 10.1]) is False  # 9.8 against 9.8 as printed
+
+
+def test_a_naive_acceptance_that_prints_as_alpha_is_not_called_smaller(d):
+    entry = next(iter(d["distributions"].values()))
+    draft = next(iter(entry["sum_pq"]))
+    for e in d["distributions"].values():
+        for dr in e["sum_pq"]:
+            e["sum_pq"][dr] = e["alpha"][dr] * 0.9
+    entry["sum_pq"][draft] = entry["alpha"][draft]
+    with pytest.raises(ClaimError, match="小于下一节的接受率") as e:
+        Claims(d).naive()
+    assert repr(entry["alpha"][draft]) in str(e.value)

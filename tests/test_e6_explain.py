@@ -1,0 +1,131 @@
+"""E6's explanation of the reader's run (issue 24, item 3), its pure parts driven by tests/e6_explain.mjs:
+
+- the timeline of one round: k draft forwards, the verify forward and the round's decisions end to end, beside the
+  target writing the round's mean tokens (a fraction of a step for the fraction), on one axis, with the totals the
+  segments add up to; both layouts keep their text at 11 px or more; a missing or negative duration is refused;
+- the regime of a forward on a roof: compute-bound where the arithmetic takes longer than reading the weights,
+  bandwidth-bound where reading does, and the measured time's distance above the roof;
+- the sampler's time per round and per token from a run's totals.
+The durations are the fake machine's of tests/e6_timing.mjs (COSTS), not a timing of ours."""
+import json
+import math
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from generator.models.family import TARGET
+from tests.conftest import ROOT
+
+DRIVER = ROOT / "tests" / "e6_explain.mjs"
+
+
+def node(mode, args, tmp_path):
+    exe = shutil.which("node") or pytest.fail("node is needed (install Node 20)")
+    job = tmp_path / f"{mode}.json"
+    job.write_text(json.dumps(args))
+    run = subprocess.run([exe, str(DRIVER), mode, str(job)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def fake_costs():
+    """The fake machine's ms per forward, from the driver that runs E6's worker under a fake clock."""
+    source = (ROOT / "tests" / "e6_timing.mjs").read_text()
+    found = re.search(r"export const COSTS = \{ target: ([\d.]+), draft: ([\d.]+), verify: ([\d.]+) \}", source)
+    assert found, "tests/e6_timing.mjs no longer exports COSTS in the form read here"
+    return dict(zip(("target", "draft", "verify"), map(float, found.groups())))
+
+
+def timeline_args(k=4, tokens=2.5, sampler_round=2.2, sampler_token=0.6):
+    c = fake_costs()
+    return {"k": k, "tokens": tokens, "draftMs": c["draft"], "verifyMs": c["verify"], "targetMs": c["target"],
+            "samplerRoundMs": sampler_round, "samplerTokenMs": sampler_token, "id": "t"}
+
+
+@pytest.mark.parametrize("k,tokens", [(1, 1.0), (4, 2.5), (8, 6.25)])
+def test_a_rounds_timeline_lays_its_segments_end_to_end(tmp_path, k, tokens):
+    args = timeline_args(k=k, tokens=tokens)
+    out = node("timeline", args, tmp_path)
+    spec, alone = out["segments"]["speculative"], out["segments"]["target"]
+    assert [s["part"] for s in spec["segments"]] == ["draft"] * k + ["verify", "sampler"]
+    for strip in (spec, alone):
+        t = 0
+        for s in strip["segments"]:
+            assert s["start"] == pytest.approx(t) and s["ms"] >= 0
+            t += s["ms"]
+        assert strip["total"] == pytest.approx(t)
+    assert spec["model"] == pytest.approx(k * args["draftMs"] + args["verifyMs"])
+    assert spec["total"] == pytest.approx(spec["model"] + args["samplerRoundMs"])
+    # the target alone: one forward and one decision per token, the last step cut at the round's fraction
+    steps = math.ceil(tokens)
+    assert [s["part"] for s in alone["segments"]] == ["target", "sampler"] * steps
+    assert alone["model"] == pytest.approx(tokens * args["targetMs"])
+    assert alone["total"] == pytest.approx(tokens * (args["targetMs"] + args["samplerTokenMs"]))
+    forwards = [s["ms"] for s in alone["segments"] if s["part"] == "target"]
+    assert forwards[:-1] == pytest.approx([args["targetMs"]] * (steps - 1))
+    assert forwards[-1] == pytest.approx((tokens - (steps - 1)) * args["targetMs"])
+
+
+def test_the_drawing_matches_its_segments_in_both_layouts(tmp_path):
+    args = timeline_args()
+    out = node("timeline", args, tmp_path)
+    svg = out["svg"]
+    assert svg.count("<svg") == 2 and 'class="c13-duo' in svg
+    sizes = [int(n) for n in re.findall(r"\bc13-fs(\d+)\b", svg)]
+    assert sizes and min(sizes) >= 11
+    total = out["segments"]["speculative"]["total"]
+    assert f'data-speculative-ms="{total}"' in svg.replace(f"{total:.0f}", f"{total:.0f}")
+    for layout in ("wide", "narrow"):
+        drawing = re.search(rf'<div class="c13-duo-{layout}">(.*?)</svg>', svg, re.S).group(1)
+        strips = dict(re.findall(r'<g class="c13-tl-strip" data-strip="(\w+)" data-total="([\d.e-]+)">', drawing))
+        assert set(strips) == {"speculative", "target"}
+        rects = re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="[\d.]+"[^>]*data-part="(\w+)"'
+                           r' data-ms="([\d.e-]+)"', drawing)
+        assert len(rects) == args["k"] + 2 + 2 * math.ceil(args["tokens"])
+        # widths proportional to durations: one scale for both strips
+        scale = {round(float(w) / float(ms), 1) for _, w, _, ms in rects if float(ms) > 0.5}
+        assert max(scale) - min(scale) <= 0.2 * max(scale), scale
+        assert "<title" in drawing and "<desc" in drawing
+
+
+@pytest.mark.parametrize("field,value", [("verifyMs", -1), ("draftMs", None), ("tokens", 0), ("k", 0), ("k", 1.5)])
+def test_a_timeline_without_a_duration_is_refused(tmp_path, field, value):
+    args = timeline_args()
+    args[field] = value
+    out = node("timeline", args, tmp_path)
+    assert "error" in out and "round timeline" in out["error"] and (field in out["error"] or field in ("tokens", "k"))
+
+
+def test_the_regime_follows_the_larger_bound_and_the_distance_above_the_roof(tmp_path):
+    config = json.loads((ROOT / "models" / TARGET / "config.json").read_text())
+    roofs = [{"bandwidthGBs": 1e6, "peakGflops": 1.0}, {"bandwidthGBs": 1e-3, "peakGflops": 1e6}]
+    out = node("regime", {"config": config, "roofs": roofs, "context": 16, "measuredMs": 5.0}, tmp_path)
+    compute, bandwidth = out
+    assert compute["bound"] == "compute" and compute["computeMs"] > compute["memoryMs"]
+    assert bandwidth["bound"] == "bandwidth" and bandwidth["memoryMs"] > bandwidth["computeMs"]
+    for r in out:
+        assert r["overRoof"] == pytest.approx(5.0 / max(r["memoryMs"], r["computeMs"]))
+    # a roof a thousand times faster leaves the measured time a thousand times further above it
+    faster = [{"bandwidthGBs": 1e9, "peakGflops": 1e3}]
+    again = node("regime", {"config": config, "roofs": faster, "context": 16, "measuredMs": 5.0}, tmp_path)[0]
+    assert again["overRoof"] == pytest.approx(1000 * compute["overRoof"], rel=1e-9)
+
+
+def test_the_sampler_time_per_round_and_per_token_comes_from_the_runs_totals(tmp_path):
+    run = {"speculative": {"rounds": 8, "ms": {"sampler": 20.0}}, "target": {"forwards": 16, "ms": {"sampler": 12.0}}}
+    assert node("sampler", run, tmp_path) == {"round": 2.5, "token": 0.75}
+    empty = {"speculative": {"rounds": 0, "ms": {"sampler": 0}}, "target": {"forwards": 0, "ms": {"sampler": 0}}}
+    assert node("sampler", empty, tmp_path) == {"round": 0, "token": 0}
+
+
+@pytest.mark.parametrize("scale", [0.01, 0.37, 1, 23])
+def test_the_axis_labels_any_scale_of_durations(tmp_path, scale):
+    args = timeline_args()
+    for key in ("draftMs", "verifyMs", "targetMs", "samplerRoundMs", "samplerTokenMs"):
+        args[key] *= scale
+    out = node("timeline", args, tmp_path)
+    assert "error" not in out, out.get("error")
+    ticks = [float(t) for t in re.findall(r'c13-muted c13-fs11"[^>]*>([\d.,]+)</text>', out["svg"])]
+    assert ticks[0] == 0 and ticks[-1] >= max(out["segments"][s]["total"] for s in ("speculative", "target"))
