@@ -203,5 +203,10 @@ def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contr
     byte_tokens = any(labels[t].startswith("‹") for t in replay["prompt_tokens"] + replay["tokens"])
     if CASES[name][2]:
         assert ("一个汉字占 3 个字节" in text) == byte_tokens, f"{name}: the note on bytes and Chinese characters"
-    else:  # the prose; the replay figure's tooltip on byte tokens is the widgets' (widgets/figures/replay.mjs)
+    else:  # the prose, and every attribute and script of the page (the byte tokens' tooltips, E4's legend)
         assert "汉字" not in text, f"{name}: a remark on Chinese characters on an English page"
+        page = (site / "index.html").read_text(encoding="utf-8")
+        e4 = (site / "assets" / "c13" / "e4.js").read_text(encoding="utf-8")
+        replay = (site / "assets" / "c13" / "figures" / "replay.mjs").read_text(encoding="utf-8")
+        for where, source in (("index.html", page), ("e4.js", e4), ("figures/replay.mjs", replay)):
+            assert "才是一个汉字" not in source, f"{name}: {where} says the bytes make a Chinese character"

@@ -71,7 +71,7 @@ function legend() {
     el("span", { class: "c13-t-acc" }, "接受的草稿 token（实线下划线）"), "　",
     el("span", { class: "c13-t-res" }, "残差重抽（点线底纹）"), "　",
     el("span", { class: "c13-t-bonus" }, "赠送（双线底纹）"), "　｜ 分隔各轮，方框标出当前一轮",
-    el("span", { class: "c13-bytes-note" }, "‹E6 A2› 这样的是 UTF-8 字节：几个字节合起来才是一个汉字（连起来读时已拼好）"));
+    el("span", { class: "c13-bytes-note" }, "形如 ‹E6 A2› 的是 UTF-8 字节：几个字节合起来才是一个完整的字符（连起来读时已拼好）"));
 }
 
 export function render(section, data) {

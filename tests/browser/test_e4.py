@@ -118,7 +118,7 @@ def test_byte_tokens_are_explained_where_they_appear(lesson, data):
     tokens = page.eval_on_selector_all("#e4 .c13-live .c13-replay-text .c13-tok",
                                        f"ts => ts.filter((t) => {BYTES}.test(t.textContent)).map((t) => t.title)")
     assert len(tokens) == expected_byte_tokens(data) and tokens
-    assert all("UTF-8 字节" in title and "汉字" in title for title in tokens)
+    assert all("UTF-8 字节" in title and "完整的字符" in title for title in tokens)
     # the round table's tokens too, and the note beside the legend, in the live version
     for step in range(1, len(data["replay"]["rounds"]) + 1):
         page.click("#e4 .c13-e4-bar button >> nth=0")

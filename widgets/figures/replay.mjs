@@ -9,7 +9,8 @@ const VISIBLE = { "⏎": "\n", "␠": " ", "⇥": "\t", "␍": "\r" };
 const SHOWN = { "\n": "⏎", "\t": "⇥", "\r": "␍" };
 const BYTES = /‹[0-9A-F]{2}(?: [0-9A-F]{2})*›/;
 /** What a byte token is, for its tooltip: the same words as the note beside E4. */
-export const BYTES_NOTE = "UTF-8 字节：这个 token 只是一个字的一部分字节，几个字节合起来才是一个汉字";
+// true of any script: a character of more than one byte (a Han character takes 3) can be split across tokens
+export const BYTES_NOTE = "UTF-8 字节：这个 token 只是一个字符的一部分字节，几个字节合起来才是一个完整的字符";
 const HEAD = ["轮", "位置", "草稿 token", "p(x)", "q(x)", "接受概率", "u", "判定", "本轮结果", "累计 token", "每次目标前向"];
 
 /** A display label back to its bytes: ‹E6 98› → those bytes, ‹U+0008› → that character, ⏎ → newline. */
