@@ -11,7 +11,7 @@ import math
 import pytest
 
 from generator.pages.claims import ClaimError, Claims, order, speedup
-from tests.sitelib import drafts_by_size
+from tests.sitelib import ROOT, drafts_by_size
 
 
 @pytest.fixture
@@ -204,7 +204,6 @@ def test_the_built_markdown_follows_an_altered_accounting(d, tmp_path, monkeypat
     from generator.pages.templates import make_env, render_page
     from generator.pages.formats import times
     from mkdocs.exceptions import PluginError
-    from tests.sitelib import ROOT
     monkeypatch.setenv("C13_DATA", str(tmp_path / "c13.json"))  # no measured.json beside it
     small, large = drafts_by_size(d)
     k_max = max(d["constants"]["ks"])
@@ -243,3 +242,12 @@ def test_a_naive_acceptance_that_prints_as_alpha_is_not_called_smaller(d):
     with pytest.raises(ClaimError, match="小于下一节的接受率") as e:
         Claims(d).naive()
     assert repr(entry["alpha"][draft]) in str(e.value)
+
+
+def test_the_read_time_of_the_weights_is_the_build_machines_measured_one(d):
+    """«读这么大一块内存要 … ms»: the probe's bandwidth from measured.json, never a claim about a cache."""
+    assert Claims.build_read({"browser": None}, 1000) is None and Claims.build_read({}, 1000) is None
+    roof = {"bandwidth_gbs": {"median": 12.5}}
+    got = Claims.build_read({"browser": {"roof": roof}}, 25_000_000)
+    assert got == {"ms": 25_000_000 / 12.5e6, "bandwidth": 12.5}
+    assert "缓存" not in (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("受算力或调用开销所限")[1][:400]

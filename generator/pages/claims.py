@@ -288,6 +288,17 @@ class Claims:
                              {"below 1×": mc["summary"]["below_one"], "of": mc["summary"]["rows"]})
         return ""
 
+    @staticmethod
+    def build_read(mc, weight_bytes):
+        """How long the build machine's E6 probe takes to read the target's float32 weights once (measured.json →
+        browser_forwards → roof): {ms, bandwidth}; None when it recorded no roof. A measured time, not a cache
+        size: the page says whether reading is the larger part of a forward from this, never from a guess."""
+        roof = (mc.get("browser") or {}).get("roof")
+        if not roof:
+            return None
+        bandwidth = roof["bandwidth_gbs"]["median"]
+        return {"ms": weight_bytes / (bandwidth * 1e6), "bandwidth": bandwidth}
+
     # --- the script of the text ---------------------------------------------------------------------------------
     def script(self):
         """What the notes on bytes may say: whether E4's replay shows byte tokens (labels ‹..›, tokens that are not
