@@ -251,3 +251,22 @@ def test_the_read_time_of_the_weights_is_the_build_machines_measured_one(d):
     got = Claims.build_read({"browser": {"roof": roof}}, 25_000_000)
     assert got == {"ms": 25_000_000 / 12.5e6, "bandwidth": 12.5}
     assert "缓存" not in (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("受算力或调用开销所限")[1][:400]
+
+
+def test_the_tv_curves_falling_together_is_checked(d):
+    from generator.pages.context import tv_means
+    means = tv_means(d["tv_curve"])
+    p = d["distributions"][d["tv_curve"]["prefix"]]["p"]
+    assert Claims(d).check_tv_together(means) == "" and Claims(d).check_many_small(p) == ""
+    rising = copy.deepcopy(means)
+    rising["direct"][-1] = rising["direct"][-2] * 1.01
+    with pytest.raises(ClaimError, match="一起下降"):
+        Claims(d).check_tv_together(rising)
+    apart = copy.deepcopy(means)
+    apart["correct"] = [2 * v for v in apart["correct"]]
+    with pytest.raises(ClaimError, match="贴着噪声基准"):
+        Claims(d).check_tv_together(apart)
+    peaked = [0.0] * len(p)
+    peaked[:5] = [0.2] * 5  # five tokens hold everything: none with n·p_i < 1
+    with pytest.raises(ClaimError, match="n p_i"):
+        Claims(d).check_many_small([x for x in peaked if x > 0])

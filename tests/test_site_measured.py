@@ -193,3 +193,8 @@ def test_make_check_and_make_site_warn_naming_measured_json_when_it_timed_other_
     check = subprocess.run([sys.executable, "-m", "generator", "check", "--precomputed", str(folder)], cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
     assert check.returncode == 0 and "warning" not in check.stderr, check.stderr[-2000:]
+
+
+def test_a_speedup_counts_below_one_as_the_page_prints_it():
+    from generator.pages.measured import shown_below_one
+    assert shown_below_one(0.994) and not shown_below_one(0.996) and not shown_below_one(1.0)

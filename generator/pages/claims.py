@@ -16,6 +16,10 @@ from .speedup import best_k, speedup
 
 # The naive scheme's acceptance Σ p·q: below this everywhere it is "小得可怜" (the threshold the page used before).
 TINY_SUM_PQ = 0.05
+# «两者贴着噪声基准一起下降»: the correct scheme's and direct sampling's TV within this factor of each other at every n
+TOGETHER = 1.5
+# «很多 token 的 n p_i 还不到 1»: at least this many tokens
+MANY_SMALL = 10
 # E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
 TRY_ALPHAS = (0.8, 0.9, 0.95)
 # "远低于" / "差不多": the anchor's compute bound for k + 1 positions must be below this share of its weight-read bound.
@@ -247,6 +251,30 @@ class Claims:
         """«n 小时降得慢一些：…两者只小了 … 倍和 … 倍»: every fall of the TV over the small n (direct, correct) below
         every fall over the large n, as printed (one decimal)."""
         return max(shown_fixed(f, 1) for f in small_n) < min(shown_fixed(f, 1) for f in large_n)
+
+    def check_tv_together(self, means):
+        """«正确方案和直接从 p 抽 … 两者贴着噪声基准一起下降»: both schemes' TV (the geometric means the figure draws)
+        falls at every n and stays within TOGETHER of the other's."""
+        ns = self.data["tv_curve"]["ns"]
+        correct, direct = means["correct"], means["direct"]
+        for i in range(len(ns)):
+            if i and not (correct[i] < correct[i - 1] and direct[i] < direct[i - 1]):
+                raise ClaimError("正确方案和直接从 p 抽，TV 全是抽样噪声，两者贴着噪声基准一起下降",
+                                 f"a TV does not fall from n = {ns[i - 1]} to n = {ns[i]}",
+                                 {"correct": correct[i - 1:i + 1], "direct": direct[i - 1:i + 1]})
+            if max(correct[i], direct[i]) > TOGETHER * min(correct[i], direct[i]):
+                raise ClaimError("两者贴着噪声基准一起下降", f"at n = {ns[i]} one TV is over {TOGETHER:g} times the other",
+                                 {"correct": correct[i], "direct": direct[i]})
+        return ""
+
+    def check_many_small(self, p):
+        """«那时很多 token 的 n p_i 还不到 1»: at the smallest n at least MANY_SMALL tokens of p have n·p_i < 1."""
+        ns = self.data["tv_curve"]["ns"]
+        small = sum(1 for x in p if ns[0] * x < 1)
+        if small < MANY_SMALL:
+            raise ClaimError("那时很多 token 的 n p_i 还不到 1", f"only {small} tokens have n·p_i < 1 at n = {ns[0]}",
+                             {"tokens": small, "n": ns[0]})
+        return ""
 
     # --- small sentences that hold or fail -------------------------------------------------------------------
     def check_anchor(self):

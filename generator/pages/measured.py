@@ -17,6 +17,7 @@ from pathlib import Path
 from ..contract import REMEASURE, load_measured
 from ..errors import InputError
 from .data_file import DataError
+from .formats import times
 from .speedup import measured_speedup
 
 MEASURED_NAME = "measured.json"
@@ -80,6 +81,11 @@ def _draft(measured, data, draft, v):
             "ms": _spread(measured["models"][draft]["ms_per_forward"])}
 
 
+def shown_below_one(speedup):
+    """Below 1× as the page prints it (formats.times, two decimals): 0.996 prints 1.00× and is not counted."""
+    return float(times(speedup)[:-1]) < 1
+
+
 def measured_context(data, data_path):
     """ctx["measured"] for the c13.json at data_path: None when no measured.json lies next to it. What its contract
     lets through and still cannot be drawn is blamed on measured.json, never on c13.json."""
@@ -103,7 +109,7 @@ def _context(measured, data, path):
     rows = [r for d in drafts.values() for r in d["rows"]]
     best = max(((d, r) for d, e in drafts.items() for r in e["rows"]), key=lambda dr: dr[1]["measured"]["median"])
     summary = {"max_measured": best[1]["measured"]["median"], "best_draft": best[0], "best_k": best[1]["k"],
-               "rows": len(rows), "below_one": sum(1 for r in rows if r["measured"]["median"] < 1),
+               "rows": len(rows), "below_one": sum(1 for r in rows if shown_below_one(r["measured"]["median"])),
                "below_prediction": sum(1 for r in rows if "predicted" in r and r["measured"]["median"] < r["predicted"])}
     return {
         "file": path.name, "summary": summary, "where": where(machine), "stale": stale,
