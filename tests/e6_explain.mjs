@@ -22,8 +22,7 @@ if (mode === "timeline") {
   }
 } else if (mode === "regime") {
   const model = modelFigures(args.config);
-  out = args.roofs.map((roof) => regime({ bandwidthGBs: { median: roof.bandwidthGBs }, peakGflops: { median: roof.peakGflops } },
-    model, args.context, args.measuredMs));
+  out = args.roofs.map((roof) => regime(roof, model, args.context, args.measuredMs));
 } else if (mode === "sampler") {
   out = samplerTimes(args);
 } else {

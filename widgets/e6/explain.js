@@ -7,19 +7,18 @@ import { el, fixed, fromMarkup, ms, num, pct, times, uid } from "../c13-util.js"
 import { forwardBounds, forwardCost, roofTime } from "../figures/roofline.mjs";
 import { roundTimeline } from "../figures/round_timeline.mjs";
 
-const readerRoof = (roof) => ({ bandwidthGBs: roof.bandwidthGBs.median, peakGflops: roof.peakGflops.median });
-
 /** Per round and per token, the run's time in sampler.py: {round, token} in ms (each decision is a Python pass). */
 export function samplerTimes(result) {
   const s = result.speculative, t = result.target;
   return { round: s.rounds > 0 ? s.ms.sampler / s.rounds : 0, token: t.forwards > 0 ? t.ms.sampler / t.forwards : 0 };
 }
 
-/** The regime of the target's one-position forward on the reader's roof: the two lower bounds (reading the weights,
- * doing the arithmetic), which is larger, and how far the measured time lies above the larger. */
+/** The regime of the target's one-position forward on the reader's roof ({bandwidthGBs, peakGflops}, the one
+ * report.js draws): the two lower bounds (reading the weights, doing the arithmetic), which is larger, and how far
+ * the measured time lies above the roofline's time. */
 export function regime(roof, targetModel, context, measuredMs) {
-  const b = forwardBounds(readerRoof(roof), forwardCost(targetModel, 1, context));
-  return { ...b, measuredMs, overRoof: measuredMs / Math.max(b.memoryMs, b.computeMs) };
+  const cost = forwardCost(targetModel, 1, context), roofMs = roofTime(roof, cost);
+  return { ...forwardBounds(roof, cost), roofMs, measuredMs, overRoof: measuredMs / roofMs };
 }
 
 // a measured forward this many times above its roofline time is called overhead-bound: neither the bandwidth nor
@@ -109,16 +108,16 @@ function overshootText(result) {
 }
 
 /** The nodes of the explanation and the figures they show (for the report's dataset). opts: {models (payload:
- * name → {parameters}), costs (payload e5_costs), vocab, roof (result.roof without error, or null), roofModels
- * (roof.models: modelFigures of target and draft), predictedV (the roofline's v(k), or null)}. */
+ * name → {parameters}), costs (payload e5_costs), vocab, reader (the reader's roof report.js drew, or null),
+ * roofModels (result.roof.models: modelFigures of target and draft), predictedV (the roofline's v(k), or null)}. */
 export function explainRun(result, k, opts) {
   const m = result.measured, s = result.speculative;
   const ratio = opts.models[result.draft].parameters / opts.models[opts.target].parameters;
   const times = samplerTimes(result);
   const context = result.timing.positions;
-  const r = opts.roof ? regime(opts.roof, opts.roofModels.target, context, m.targetMs) : null;
-  const roofC = r ? roofTime(readerRoof(opts.roof), forwardCost(opts.roofModels.draft, 1, context)) /
-    roofTime(readerRoof(opts.roof), forwardCost(opts.roofModels.target, 1, context)) : null;
+  const reader = opts.reader, models = opts.roofModels;
+  const r = reader ? regime(reader, models.target, context, m.targetMs) : null;
+  const roofC = r ? roofTime(reader, forwardCost(models.draft, 1, context)) / r.roofMs : null;
   const tokens = (s.generated ?? s.tokens.length) / s.rounds;
   const timeline = { k, tokens, draftMs: m.draftMs, verifyMs: m.verifyMs, targetMs: m.targetMs,
     samplerRoundMs: times.round, samplerTokenMs: times.token };

@@ -168,7 +168,7 @@ function roofline(result, k, { anchor, buildRoof }) {
       [["roof-ms", `目标一次前向（${models.target.name}）`], ms(oneMs), ms(m.targetMs)],
     ], "c13-e6-roof-table"),
   ];
-  return { nodes, predictedV: v, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v,
+  return { nodes, reader, models, predictedV: v, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v,
     roofRoofs: roofs.length, roofKernel: roof.kernel, roofPoints: points.length } };
 }
 
@@ -176,10 +176,9 @@ export function showReport(box, result, options) {
   const k = result.k;
   const p = predictions(result.measured, k, options.accounting[result.draft]);
   const roof = roofline(result, k, options);
-  const measuredRoof = result.roof && !result.roof.error ? result.roof : null;
   let explained;
   try {
-    explained = explainRun(result, k, { ...options, roof: measuredRoof, roofModels: measuredRoof?.models,
+    explained = explainRun(result, k, { ...options, reader: roof.reader ?? null, roofModels: roof.models,
       predictedV: roof.predictedV ?? null });
   } catch (err) { // the measurements above stay shown; only the explanation is missing, and says why
     explained = { nodes: [el("p", { class: "c13-error c13-e6-explain-failed",
