@@ -168,11 +168,11 @@ def warmup_report(page):
 
 def default_pair(page):
     """E2's default pair as the page sends it to the worker: its key and the two JSON texts."""
-    return page.evaluate(f"""async () => {{ const {{ unpack }} = await import({UTIL});
+    return page.evaluate(f"""async () => {{ const {{ decodeProbs }} = await import({UTIL});
       const d = JSON.parse(document.getElementById('c13-widget-data').textContent);
       const [prefix, draft] = [d.prefixes[0], d.drafts[0]];
-      return {{ key: prefix + '|' + draft, p: JSON.stringify(unpack(d.distributions[prefix].p)),
-               q: JSON.stringify(unpack(d.distributions[prefix].q[draft])) }}; }}""")
+      return {{ key: prefix + '|' + draft, p: JSON.stringify(decodeProbs(d.distributions[prefix].p)),
+               q: JSON.stringify(decodeProbs(d.distributions[prefix].q[draft])) }}; }}""")
 
 
 def visit(browser, url, runs, read_ms):

@@ -49,7 +49,7 @@ def accounting():
     return [R.accounting_counts(models, prompts, d, k, setting) for d in DRAFTS for k in setting["ks"]]
 out = {}
 for name, job in (("greedy identity", greedy),
-                    ("alpha spread", lambda: R.alpha_spread(models, prompts)),
+                    ("α per position", lambda: R.alpha_positions(models, prompts)),
                     ("replay", lambda: R.replay(models, prompts)), ("accounting", accounting)):
     cpu, wall = time.process_time(), time.perf_counter()
     job()

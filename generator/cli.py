@@ -144,16 +144,21 @@ def cmd_check(args):
     return 0
 
 
-def fresh_data(models, precomputed, progress=True, log=print):
-    """The path of an up-to-date c13.json: checked, and regenerated when stale or missing.
-
-    A file edited by hand is refused, not overwritten: regenerating it is the author's explicit step (make data)."""
+def must_regenerate(path, models, precomputed):
+    """What changed since c13.json was made (empty when it is fresh), for `make site` and the preview alike. A file
+    edited by hand is refused with InputError, never overwritten: regenerating it is the author's explicit step."""
     from .data.provenance import EDITED_BY_HAND
-    path = Path(precomputed) / "c13.json"
     changed = what_is_stale(path, models, precomputed)
     if EDITED_BY_HAND in changed:
         raise InputError(path, contract.DIGEST, "does not match the content: the file was edited by hand after it "
                          "was generated; regenerate it with `make data` (this discards the edit), then build again")
+    return changed
+
+
+def fresh_data(models, precomputed, progress=True, log=print):
+    """The path of an up-to-date c13.json: checked, and regenerated when stale or missing (must_regenerate)."""
+    path = Path(precomputed) / "c13.json"
+    changed = must_regenerate(path, models, precomputed)
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if not changed:
         log(f"{shown} is fresh")
@@ -190,11 +195,15 @@ class DataWatcher:
         self.failed = None  # the inputs a regeneration failed on: not retried until they change again
 
     def check_once(self):
-        """Regenerate when stale; returns what changed (empty when fresh)."""
+        """Regenerate when stale (must_regenerate, as `make site` decides); returns what changed (empty when fresh).
+        A refused c13.json (edited by hand, a bad field) is reported once and left as it is."""
         try:
-            changed = what_is_stale(self.path, self.models, self.precomputed)
+            changed = must_regenerate(self.path, self.models, self.precomputed)
         except InputError as e:
-            changed = [str(e)]
+            if [str(e)] != self.failed:
+                self.failed = [str(e)]
+                self.log(f"preview: {e}; the pages keep showing it as it is")
+            return [str(e)]
         if not changed or changed == self.failed:
             return changed
         self.log(f"preview: {self.path.name} must be regenerated ({', '.join(changed)} changed); regenerating…")
@@ -249,7 +258,10 @@ def cmd_context(args):
     path = Path(args.data).resolve()
     os.environ["C13_DATA"] = str(path)  # measured.json is read beside it, as the build does
     listing = describe(load_data(path))
-    print(json.dumps(listing, ensure_ascii=False, indent=1) if args.json else text(listing))
+    try:
+        print(json.dumps(listing, ensure_ascii=False, indent=1) if args.json else text(listing))
+    except BrokenPipeError:  # piped into head: the reader has seen what it wanted
+        sys.stdout = None
     return 0
 
 

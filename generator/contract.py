@@ -19,7 +19,7 @@ from .contract_inputs import check_paper_entries, load_anchor, load_papers  # no
 from .contract_measured import (MEASURED_KIND, MEASURED_VERSION, REMEASURE, changed_models,  # noqa: F401
                                 load_measured, validate_measured)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DIGEST = "digest"
 
 # Every key the pages read, by dotted path: checked up front so a missing one is reported by name.
@@ -36,7 +36,8 @@ REQUIRED = [
     "replay.tokens", "replay.target_forwards", "replay.draft_forwards",
     "accounting.prompts", "accounting.seeds", "accounting.n_new", "accounting.drafts",
     "accounting.alpha_definition", "accounting.interval",
-    "alpha_spread.positions_per_prompt", "alpha_spread.drafts", "alpha_spread.prompts", "alpha_spread.tokens",
+    "alpha_positions.positions_per_prompt", "alpha_positions.drafts", "alpha_positions.prompts",
+    "alpha_positions.tokens",
     "anchor.model", "anchor.hardware", "anchor.vocab_size", "anchor.compute_ms_per_token",
     "anchor.weight_read_ms_per_token", "anchor.positions_verified", "anchor.compute_ms_for_positions",
     "anchor.bytes_read_per_token", "anchor.params_read_per_token", "anchor.flops_per_position",
@@ -61,7 +62,7 @@ DEFICIT_KEYS = ("token", "p", "q", "output")
 COLUMN_PARTS = ("p", "q", "overlap", "residual", "excess")
 OFFLINE_SCHEMES = ("correct", "resample_p", "direct")
 OFFLINE_KEYS = ("tv", "acceptance_rate", "seed", "n")
-SPREAD_KEYS = ("min", "max", "mean", "positions", "values")
+ALPHA_POSITIONS_KEYS = ("min", "max", "mean", "positions", "values")
 
 # E6's files live in a plain folder beside c13.json: one name, no path (the page build copies what it lists)
 FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -207,20 +208,22 @@ def check_runs(data, path, drafts):
         if [row["k"] for row in entry["rows"]] != data["constants"]["ks"]:
             raise InputError(path, f"accounting.drafts.{draft}.rows", f"has k = {[row['k'] for row in entry['rows']]}; "
                                                                       f"constants.ks is {data['constants']['ks']}")
-        require(data["alpha_spread"]["drafts"].get(draft), SPREAD_KEYS, path, f"alpha_spread.drafts.{draft}")
-    check_spread(data["alpha_spread"], path, drafts)
+        require(data["alpha_positions"]["drafts"].get(draft), ALPHA_POSITIONS_KEYS, path,
+                f"alpha_positions.drafts.{draft}")
+    check_alpha_positions(data["alpha_positions"], path, drafts)
 
 
-def check_spread(spread, path, drafts):
+def check_alpha_positions(positions, path, drafts):
     """α per position: one token per position, positions_per_prompt of them after each prompt, for every draft."""
-    expected = len(spread["prompts"]) * spread["positions_per_prompt"]
-    if len(spread["tokens"]) != expected:
-        raise InputError(path, "alpha_spread.tokens", f"has {len(spread['tokens'])} tokens; {len(spread['prompts'])} "
-                                                      f"prompts × {spread['positions_per_prompt']} = {expected}")
+    expected = len(positions["prompts"]) * positions["positions_per_prompt"]
+    if len(positions["tokens"]) != expected:
+        raise InputError(path, "alpha_positions.tokens", f"has {len(positions['tokens'])} tokens; "
+                                                         f"{len(positions['prompts'])} prompts × "
+                                                         f"{positions['positions_per_prompt']} = {expected}")
     for draft in drafts:
-        if len(spread["drafts"][draft]["values"]) != expected:
-            raise InputError(path, f"alpha_spread.drafts.{draft}.values", f"must hold {expected} values, one per "
-                                                                           "position of alpha_spread.tokens")
+        if len(positions["drafts"][draft]["values"]) != expected:
+            raise InputError(path, f"alpha_positions.drafts.{draft}.values", f"must hold {expected} values, one "
+                                                                              "per position of alpha_positions.tokens")
 
 
 

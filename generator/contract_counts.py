@@ -45,12 +45,12 @@ def check_counts(data, path, drafts):
     for draft in drafts:
         check_accounting_counts(data["accounting"]["drafts"][draft], f"accounting.drafts.{draft}",
                                 data["constants"]["ks"], need)
-        spread, where = data["alpha_spread"]["drafts"][draft], f"alpha_spread.drafts.{draft}"
-        need(spread["positions"] == len(spread["values"]), f"{where}.positions",
-             f"is {spread['positions']}, but {where}.values holds {len(spread['values'])}")
-        need(spread["min"] == min(spread["values"]) and spread["max"] == max(spread["values"]), where,
+        entry, where = data["alpha_positions"]["drafts"][draft], f"alpha_positions.drafts.{draft}"
+        need(entry["positions"] == len(entry["values"]), f"{where}.positions",
+             f"is {entry['positions']}, but {where}.values holds {len(entry['values'])}")
+        need(entry["min"] == min(entry["values"]) and entry["max"] == max(entry["values"]), where,
              "min and max are not the least and the greatest of values")
-        need(spread["min"] <= spread["mean"] <= spread["max"], f"{where}.mean", "is not between min and max")
+        need(entry["min"] <= entry["mean"] <= entry["max"], f"{where}.mean", "is not between min and max")
     error = data["browser"]["float16_error"]
     need(error["argmax_agree"] <= error["positions"], "browser.float16_error.argmax_agree",
          f"is {error['argmax_agree']}, more than the {error['positions']} positions compared")

@@ -55,9 +55,9 @@ VALUES = {
     "accounting.drafts.*.rows[].{acceptance_rate,alpha_low,alpha_high}": "probability",
     "accounting.drafts.*.rows[].{tokens_per_target_forward,formula,speedup,measured_speedup}": "positive",
     "accounting.drafts.*.rows[].{tokens,target_forwards,draft_forwards,accepted,positions_tested}": "count",
-    "alpha_spread.positions_per_prompt": "size", "alpha_spread.prompts[]": "text", "alpha_spread.tokens[]": "token",
-    "alpha_spread.drafts.*.{min,max,mean}": "probability", "alpha_spread.drafts.*.positions": "count",
-    "alpha_spread.drafts.*.values[]": "probability",
+    "alpha_positions.positions_per_prompt": "size", "alpha_positions.prompts[]": "text",
+    "alpha_positions.tokens[]": "token", "alpha_positions.drafts.*.{min,max,mean}": "probability",
+    "alpha_positions.drafts.*.positions": "count", "alpha_positions.drafts.*.values[]": "probability",
     "anchor.{model,hardware}": "text", "anchor.{vocab_size,positions_verified}": "size",
     "anchor.{compute_ms_per_token,weight_read_ms_per_token,compute_ms_for_positions,bytes_read_per_token,"
     "params_read_per_token,flops_per_position,linear_attention_state_mib,linear_attention_state_mb,"

@@ -108,7 +108,7 @@ def test_every_batched_decision_is_the_samplers(family, monkeypatch):
 
 def test_runs_of_every_draft_and_k_in_one_batch_are_the_unbatched_runs(family):
     """mixed_runs: runs of both drafts and of different k advance together (the drafts step by step, the target
-    verifying every run's own k + 1 tokens packed in one forward), at T = 1 and at T = 0."""
+    verifying every run's own k + 1 tokens in one ragged forward, without padding), at T = 1 and at T = 0."""
     tok, models = family
     drafts = {name: models[name] for name in DRAFTS}
     jobs = [(draft, k, tok.encode(text).ids, seed) for text in PROMPTS[:2] for draft in drafts for k in (1, 3, 6)

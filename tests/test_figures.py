@@ -126,12 +126,12 @@ def test_the_speedup_plot_marks_each_drafts_best_k_in_both_layouts():
 
 
 def test_alpha_by_position_draws_every_position_with_its_token_escaped():
-    spread = {"prompts": ["甲", HOSTILE], "positions_per_prompt": 3, "tokens": [0, 1, 2, 3, 0, 1],
-              "drafts": {"s": {"values": [0.1, 0.5, 0.9, 0.2, 0.3, 0.4], "min": 0.1, "max": 0.9, "mean": 0.4},
-                         "l": {"values": [0.2, 0.6, 0.8, 0.3, 0.4, 0.5], "min": 0.2, "max": 0.8, "mean": 0.47}}}
+    positions = {"prompts": ["甲", HOSTILE], "positions_per_prompt": 3, "tokens": [0, 1, 2, 3, 0, 1],
+                 "drafts": {"s": {"values": [0.1, 0.5, 0.9, 0.2, 0.3, 0.4], "min": 0.1, "max": 0.9, "mean": 0.4},
+                            "l": {"values": [0.2, 0.6, 0.8, 0.3, 0.4, 0.5], "min": 0.2, "max": 0.8, "mean": 0.47}}}
     labels = ["子", HOSTILE, "丑", "寅"]
-    args = dict(spread=spread, drafts=["s", "l"], names={"s": "S", "l": "L"}, short={"s": "小", "l": "大"},
-                labels=labels, id="ap")
+    args = dict(alpha_positions=positions, drafts=["s", "l"], names={"s": "S", "l": "L"},
+                short={"s": "小", "l": "大"}, labels=labels, id="ap")
     plot, table = figures.render([figures.request("alpha_positions", **args),
                                   figures.request("alpha_positions_table", **args)])
     wide, narrow = plot.split('<div class="c13-duo-narrow">')

@@ -87,8 +87,8 @@ def test_the_cached_single_token_step_gives_the_module_paths_logits_bit_for_bit(
         assert not torch.equal(model(seq[:, 6:7], cache), lean[0])
 
 
-def test_packed_rows_of_different_lengths_equal_each_sequence_alone():
-    """forward_packed: each row's new tokens after its own cached prefix, packed without padding, attend to their
+def test_ragged_rows_of_different_lengths_equal_each_sequence_alone():
+    """forward_ragged: each row's new tokens after its own cached prefix, ragged (without padding), attend to their
     row only; rolling a row back (lowering its length) makes it forget the positions after, as a fresh cache
     would; finished rows leave with keep()."""
     from generator.models.model import RowsKVCache
@@ -99,12 +99,13 @@ def test_packed_rows_of_different_lengths_equal_each_sequence_alone():
     cache = RowsKVCache(model.cfg.n_layer, len(seqs), model.cfg.block_size)
 
     def feed(feeds):
-        """Every row's new tokens packed into one forward; the outputs of all of them, row after row."""
+        """Every row's new tokens in one ragged forward (without padding); the outputs of all of them, row after
+        row."""
         starts = cache.lengths.tolist()
         idx = [t for f in feeds for t in f]
         row = [b for b, f in enumerate(feeds) for _ in f]
         pos = [n + i for f, n in zip(feeds, starts) for i in range(len(f))]
-        logits = model.forward_packed(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), cache,
+        logits = model.forward_ragged(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), cache,
                                       torch.arange(len(idx)))
         cache.lengths += torch.tensor([len(f) for f in feeds])
         return torch.softmax(logits, -1)

@@ -113,7 +113,7 @@ def verify(p_dists, q_dists, drafted, greedy, rng):
             residual = p_dists[i] if greedy else torch.clamp(p_dists[i] - q_dists[i], min=0)
             break
 
-def alpha_spread(p, q):
+def alpha_positions(p, q):
     return torch.minimum(p, q).sum(-1).tolist()
 '''
 

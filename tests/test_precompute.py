@@ -171,17 +171,17 @@ def test_the_interval_is_wilsons():
     assert low == pytest.approx(0, abs=1e-12) and 0 < high < 0.35
 
 
-def test_alpha_spread_covers_at_least_64_positions(data):
-    for draft, s in data["alpha_spread"]["drafts"].items():
+def test_alpha_positions_cover_at_least_64_positions(data):
+    for draft, s in data["alpha_positions"]["drafts"].items():
         assert s["positions"] == len(s["values"]) >= 64
         assert s["min"] == min(s["values"]) and s["max"] == max(s["values"])
         assert all(0 <= v <= 1 for v in s["values"])
     # each position's token, after its prompt: the prompts in order, positions_per_prompt tokens each
-    spread = data["alpha_spread"]
-    assert spread["prompts"] == [p["text"] for p in data["prompts"]]
-    assert len(spread["tokens"]) == len(spread["prompts"]) * spread["positions_per_prompt"]
+    positions = data["alpha_positions"]
+    assert positions["prompts"] == [p["text"] for p in data["prompts"]]
+    assert len(positions["tokens"]) == len(positions["prompts"]) * positions["positions_per_prompt"]
     vocab = data["tokenizer"]["vocab_size"]
-    assert all(isinstance(t, int) and 0 <= t < vocab for t in spread["tokens"])
+    assert all(isinstance(t, int) and 0 <= t < vocab for t in positions["tokens"])
 
 
 def test_provenance_records_every_input(data):

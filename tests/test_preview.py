@@ -87,3 +87,22 @@ def test_the_watcher_regenerates_c13_json_when_an_input_changes(tmp_path):
     said.clear()
     watcher.check_once()
     assert said == [], "a failed regeneration is retried only when the inputs change again"
+
+
+def test_the_watcher_never_overwrites_a_c13_json_edited_by_hand(tmp_path):
+    """The preview decides as `make site` does (cli.must_regenerate): a hand edit is refused and named, once, and
+    the file keeps the edit."""
+    folder = tmp_path / "precomputed"
+    shutil.copytree(ROOT / "precomputed", folder, ignore=shutil.ignore_patterns("measured.json"))
+    data = folder / "c13.json"
+    edited = data.read_text(encoding="utf-8").replace('"c_definition": "weights', '"c_definition": "Weights', 1)
+    assert edited != data.read_text(encoding="utf-8")
+    data.write_text(edited, encoding="utf-8")
+    said, made = [], []
+    watcher = cli.DataWatcher(ROOT / "models", folder, log=said.append, regenerate=lambda: made.append(1))
+    changed = watcher.check_once()
+    assert made == [] and data.read_text(encoding="utf-8") == edited
+    assert len(said) == 1 and "edited by hand" in said[0] and "make data" in said[0] and "c13.json" in said[0]
+    assert watcher.check_once() == changed and len(said) == 1, "the refusal is said once, not every two seconds"
+    with pytest.raises(cli.InputError, match="edited by hand"):
+        cli.fresh_data(ROOT / "models", folder, log=said.append)

@@ -8,7 +8,7 @@ import re
 from generator.pages import formats
 from generator.pages.experiments import EXPERIMENT_COUNT, SERVE_COMMAND, SERVE_PLAIN
 from generator.pages.qa import QA_RECORD, read_qa
-from generator.pages.widget_payload import unpack
+from generator.pages.widget_payload import decode_probs
 from tests.sitelib import LESSON_SPEC, our_pages, page_text, parse, read, widget_json
 
 # LESSON.md section number → the id of its heading on the page, in the lesson's order.
@@ -69,9 +69,9 @@ def test_widget_data_is_embedded_compact_and_exact(site, data):
     assert len(w["labels"]) == data["tokenizer"]["vocab_size"]
     for prefix in data["distributions"]:
         d = w["distributions"][prefix]
-        assert unpack(d["p"]) == data["distributions"][prefix]["p"]
+        assert decode_probs(d["p"]) == data["distributions"][prefix]["p"]
         for draft, q in data["distributions"][prefix]["q"].items():
-            assert unpack(d["q"][draft]) == q
+            assert decode_probs(d["q"][draft]) == q
     assert w["replay"] == data["replay"]
     assert w["accounting"] == data["accounting"]
     assert w["offline"] == data["offline"]

@@ -1,11 +1,11 @@
-"""The named number formats, the compact probabilities of the widget data, token labels as text."""
+"""The named number formats, the encoded probabilities of the widget data, token labels as text."""
 import html
 
 import pytest
 
 from generator.pages import formats
 from generator.pages.context import md_text
-from generator.pages.widget_payload import pack, unpack
+from generator.pages.widget_payload import decode_probs, encode_probs
 
 
 def test_named_formats():
@@ -25,11 +25,11 @@ def test_named_formats():
         formats.pct(None)
 
 
-def test_compact_probabilities_round_trip_exactly():
+def test_encoded_probabilities_round_trip_exactly():
     values = [0.0, 1.0, 0.5, 0.0004423, 1.234e-12, 3.5e-60, 0.1, 0.9999, 2e-5]
-    packed = pack(values)
-    assert unpack(packed) == values
-    assert pack([0.0004423]) == "4423h"
+    encoded = encode_probs(values)
+    assert decode_probs(encoded) == values
+    assert encode_probs([0.0004423]) == "4423h"
 
 
 def test_token_labels_are_inserted_as_text():

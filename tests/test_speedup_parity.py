@@ -1,5 +1,6 @@
 """The speedup formula E[N] / (k·c + v) and the best k exist once per language: widgets/figures/speedup.mjs for the
-figures and E5, generator/pages/speedup.py for the page stage (prose, the measured-costs table). Both run here over
+figures and E5, generator/speedup.py for the data stage's accounting and the page stage (prose, the measured-costs
+table). Both run here over
 one grid and must give the same doubles; the page's figures from c13.json and measured.json must be what the
 JavaScript computes from the same inputs."""
 import json
@@ -9,7 +10,8 @@ import subprocess
 
 import pytest
 
-from generator.pages import context, speedup
+from generator import speedup
+from generator.pages import context
 from generator.pages.measured import measured_context
 from tests.conftest import ROOT
 from tests.sitelib import data_file
@@ -64,8 +66,9 @@ def test_the_best_k_is_the_first_of_equals():
 
 
 def test_the_data_stage_and_the_page_prose_agree_with_the_formula(data):
-    """c13.json's formula, speedup and best k (the data stage sums (1 − α^(k+1)) / (1 − α)) and the prose's best k
-    (generator/pages/context.py e5_best) against the one formula, from the data's own α and c."""
+    """c13.json's formula, speedup and best k (the data stage computes them with generator/speedup.py) and the
+    prose's best k (generator/pages/context.py e5_best) against the JavaScript, from the data's own α and c: the
+    same doubles, not merely close ones."""
     ks = data["constants"]["ks"]
     acc = data["accounting"]["drafts"]
     job = {"yields": [], "speedups": [], "best": []}
@@ -74,7 +77,9 @@ def test_the_data_stage_and_the_page_prose_agree_with_the_formula(data):
         job["best"] += [[a, d["c"], ks] for a in (d["alpha"], d["alpha_low"], d["alpha_high"])]
     got = js(job)
     stored = [r["speedup"] for d in acc.values() for r in d["rows"]]
-    assert all(math.isclose(s, g, rel_tol=1e-12) for s, g in zip(stored, got["speedups"], strict=True))
+    assert stored == got["speedups"]
+    yields = {"yields": [[d["alpha"], r["k"]] for d in acc.values() for r in d["rows"]], "speedups": [], "best": []}
+    assert [r["formula"] for d in acc.values() for r in d["rows"]] == js(yields)["yields"]
     assert [d["best_k"] for d in acc.values()] == got["best"][::3]
     for (alpha, c, k_range), best in zip(job["best"], got["best"], strict=True):
         assert speedup.best_k(alpha, c, k_range) == best

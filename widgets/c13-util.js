@@ -83,25 +83,26 @@ export function publishE6Measured(result) {
 export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, speed, times, trim } from "./figures/formats.mjs";
 
 // ---------------------------------------------------------------------------------------------------
-// compact probabilities: value = m × 10^-e written as the digits of m and one letter for e (a = 0 … Z = 51),
+// encoded probabilities (generator/pages/widget_payload.py encode_probs): value = m × 10^-e written as the digits of m and one letter for e (a = 0 … Z = 51),
 // larger e as "-e." — decoded with Number(m + "e-" + e), a correctly rounded parse of the same decimal that
 // Python's float() reads, so the browser holds the very doubles of c13.json.
 // ---------------------------------------------------------------------------------------------------
 
 const EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-export function unpack(text) {
+/** The probabilities of an encoded text, in order; an Error names where the text stops being one. */
+export function decodeProbs(text) {
   const out = [];
   const re = /(\d+)(?:([a-zA-Z])|-(\d+)\.)/g;
   let match;
   let expected = 0;
   while ((match = re.exec(text)) !== null) {
-    if (match.index !== expected) throw new Error(`packed probabilities: unexpected text at ${expected}`);
+    if (match.index !== expected) throw new Error(`encoded probabilities: unexpected text at ${expected}`);
     expected = re.lastIndex;
     const exponent = match[2] ? EXPONENTS.indexOf(match[2]) : Number(match[3]);
     out.push(Number(`${match[1]}e-${exponent}`));
   }
-  if (expected !== text.length) throw new Error(`packed probabilities: unexpected text at ${expected}`);
+  if (expected !== text.length) throw new Error(`encoded probabilities: unexpected text at ${expected}`);
   return out;
 }
 

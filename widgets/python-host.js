@@ -3,7 +3,7 @@
 // site's own copy and imports widgets/sampler.py; this side starts it when first asked, watches the loading (a
 // watchdog, and every failure in words for the reader), and routes the worker's answers to the requests that asked.
 
-import { unpack } from "./c13-util.js";
+import { decodeProbs } from "./c13-util.js";
 import { CANCEL_MS, Task, cancelledError, workerError } from "./python-task.mjs";
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
@@ -42,8 +42,8 @@ function warmupPair() {
     const draft = data?.drafts?.[0];
     const entry = data?.distributions?.[prefix];
     if (!entry?.q?.[draft]) return null;
-    return { key: `${prefix}|${draft}`, p: JSON.stringify(unpack(entry.p)), q: JSON.stringify(unpack(entry.q[draft])),
-      rounds };
+    return { key: `${prefix}|${draft}`, p: JSON.stringify(decodeProbs(entry.p)),
+      q: JSON.stringify(decodeProbs(entry.q[draft])), rounds };
   } catch (err) {
     return null; // no warm-up: the first run is only slower
   }

@@ -3,7 +3,7 @@
 The accounting table makes 48 runs per prompt (every draft, k and seed) and the greedy identity 16, that share
 nothing but the models. Here any set of runs (each with its own draft and k) advances together: each draft
 proposes the next token of every run of its own that is still drafting in one forward, and the target verifies
-every run's new tokens in one forward, the tokens packed without padding (GPT.forward_packed). Each run keeps its
+every run's new tokens in one forward, the tokens ragged (without padding: GPT.forward_ragged). Each run keeps its
 own sequence, its own KV cache rows (its own length and learned positions; the model masks every other slot)
 and its own random.Random(seed), and every decision is speculative_run's: sampler.verify on the same rows with
 the same uniforms in the same order. Only the floats of a batched forward may differ from the unbatched ones, in
@@ -56,7 +56,7 @@ class RowsDecoder:
             pos += range(n, len(seq))
             out += range(len(idx) - last, len(idx))
         self.cache.lengths = torch.tensor(self.lengths)
-        logits = self.model.forward_packed(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), self.cache,
+        logits = self.model.forward_ragged(torch.tensor(idx), torch.tensor(row), torch.tensor(pos), self.cache,
                                            torch.tensor(out))
         for r, seq in zip(rows, seqs):
             self.lengths[r] = len(seq)

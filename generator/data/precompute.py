@@ -22,9 +22,9 @@ from . import kernels
 from .provenance import BROWSER_DIR, GENERATOR_NAME, GENERATOR_VERSION, SCHEMA_VERSION, input_hashes
 from .jobs import SharedJobs
 from .roofline import roofline
-from .runs import accounting, accounting_counts, alpha_spread, greedy_identity, replay
-from .settings import (ACCOUNTING, DIGITS, DISPLAY, GREEDY, LESSON_FILE, LESSON_K, LESSON_NAME,  # noqa: F401
-                       OFFLINE, PREFIXES, PROMPTS, REPLAY, SPREAD, WIDGETS, rounded, stored_dist)
+from .runs import accounting, accounting_counts, alpha_positions, greedy_identity, replay
+from .settings import (ACCOUNTING, ALPHA_POSITIONS, DIGITS, DISPLAY, GREEDY, LESSON_FILE, LESSON_K,  # noqa: F401
+                       LESSON_NAME, OFFLINE, PREFIXES, PROMPTS, REPLAY, WIDGETS, rounded, stored_dist)
 from .browser_files import browser_file_bytes, describe, float16_error
 from ..shared_sampler import sampler
 from .speculative import check_fits, distributions
@@ -124,7 +124,7 @@ def offline_checks(dists):
 JOBS = {
     "greedy identity": (2.2, lambda models, prompts, dists, progress: greedy_identity(models, prompts, progress)),
     "replay": (0.3, lambda models, prompts, dists, progress: replay(models, prompts)),
-    "α per position": (0.8, lambda models, prompts, dists, progress: alpha_spread(models, prompts)),
+    "α per position": (0.8, lambda models, prompts, dists, progress: alpha_positions(models, prompts)),
     "offline sampler checks": (1.3, lambda models, prompts, dists, progress: offline_checks(dists)),
 }
 TV_SECONDS = {"correct": 2.0, "direct": 1.2, "resample_p": 1.9}  # a scheme missing here is an error at import
@@ -216,8 +216,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
     finally:
         pool.stop()
     kernels.check("the data stage")  # the figures above must not have come from unpinned kernels
-    greedy, rep, spread, offline = (done[name] for name in ("greedy identity", "replay", "α per position",
-                                                            "offline sampler checks"))
+    greedy, rep, positions, offline = (done[name] for name in ("greedy identity", "replay", "α per position",
+                                                               "offline sampler checks"))
     curve = tv_curve(dists, points={scheme: done[f"TV against n: {scheme}"] for scheme in TV_CURVE["schemes"]})
     counts = {key: value for name in JOBS if name.startswith("accounting: ") for key, value in done[name].items()}
     acc = accounting(models, prompts, counts)
@@ -245,7 +245,7 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         "tv_curve": curve,
         "replay": rep,
         "accounting": acc,
-        "alpha_spread": spread,
+        "alpha_positions": positions,
         "anchor": anchor,
         "papers": papers["entries"],
         "browser": browser,

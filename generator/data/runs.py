@@ -11,8 +11,9 @@ import random
 from ..errors import SettingError
 from ..models.checkpoint import DRAFTS, TARGET
 from .batched import mixed_runs
-from .settings import ACCOUNTING, GREEDY, PROMPTS, REPLAY, SPREAD, rounded
+from .settings import ACCOUNTING, ALPHA_POSITIONS, GREEDY, PROMPTS, REPLAY, rounded
 from ..shared_sampler import sampler
+from ..speedup import best_k, expected_yield, speedup
 from .speculative import Decoder, distributions, greedy_decode, speculative_run
 
 # Drafted positions worked out at a time in the batched runs (batched.py): the counts and tokens are the same for
@@ -98,11 +99,6 @@ def wilson(successes, n, z=Z95):
     return centre - half, centre + half
 
 
-def expected_yield(alpha, k):
-    """E[N] = 1 + α + … + α^k = (1 − α^(k+1)) / (1 − α)."""
-    return (1 - alpha ** (k + 1)) / (1 - alpha)
-
-
 def accounting_row(models, draft, k, counts):
     """One row of the table from the summed counts of its 12 real runs (4 prompts × 3 seeds): what was measured
     at this k, with the acceptance rate of this k alone and its 95% interval. accounting() adds the formula."""
@@ -125,11 +121,8 @@ def draft_accounting(models, draft, table):
     tested = sum(r["positions_tested"] for r in table)
     alpha = accepted / tested
     low, high = wilson(accepted, tested)
-    rows = []
-    for r in table:
-        formula = expected_yield(alpha, r["k"])
-        rows.append(dict(r, formula=formula, speedup=formula / (c * r["k"] + 1)))
-    best = max(rows, key=lambda r: r["speedup"])
+    rows = [dict(r, formula=expected_yield(alpha, r["k"]), speedup=speedup(alpha, c, r["k"])) for r in table]
+    best = next(r for r in rows if r["k"] == best_k(alpha, c, [r["k"] for r in rows]))
     measured_best = max(rows, key=lambda r: r["measured_speedup"])
     return {"c": c, "alpha": alpha, "alpha_low": low, "alpha_high": high, "accepted": accepted,
             "positions_tested": tested, "alpha_k_min": min(r["acceptance_rate"] for r in rows),
@@ -162,14 +155,14 @@ def sample_target(model, ids, n_new, rng):
     return tokens
 
 
-def alpha_spread(models, prompts):
+def alpha_positions(models, prompts):
     """α = Σ min(p, q) (sampler.alpha) at every position of text the target samples itself after each prompt."""
-    rng = random.Random(SPREAD["seed"])
-    texts = [(ids, sample_target(models[TARGET], ids, SPREAD["n_new"], rng)) for ids in prompts.values()]
+    rng = random.Random(ALPHA_POSITIONS["seed"])
+    texts = [(ids, sample_target(models[TARGET], ids, ALPHA_POSITIONS["n_new"], rng)) for ids in prompts.values()]
     p_rows = [distributions(models[TARGET], seq[:-1])[len(ids) - 1:].tolist() for ids, seq in texts]
     # position j of prompt i is the token the target drew there: prompts[i], then tokens[i * n_new + j]
-    out = {"positions_per_prompt": SPREAD["n_new"], "seed": SPREAD["seed"], "prompts": list(prompts),
-           "tokens": [t for ids, seq in texts for t in seq[len(ids):]], "drafts": {}}
+    out = {"positions_per_prompt": ALPHA_POSITIONS["n_new"], "seed": ALPHA_POSITIONS["seed"],
+           "prompts": list(prompts), "tokens": [t for ids, seq in texts for t in seq[len(ids):]], "drafts": {}}
     for draft in DRAFTS:
         values = []
         for (ids, seq), p_text in zip(texts, p_rows):

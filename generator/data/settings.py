@@ -26,7 +26,7 @@ SCHEMA = {
     "greedy.new_tokens": ("int", 1, 120),
     "replay.new_tokens": ("int", 1, 120), "replay.seed": ("int", 0, 2**31), "replay.max_tries": ("int", 1, 10_000),
     "accounting.seeds": ("ints", 0, 2**31), "accounting.new_tokens": ("int", 1, 120),
-    "spread.new_tokens": ("int", 1, 120), "spread.seed": ("int", 0, 2**31),
+    "alpha_positions.new_tokens": ("int", 1, 120), "alpha_positions.seed": ("int", 0, 2**31),
     "offline.n": ("int", 1_000, 10_000_000), "offline.seed": ("int", 0, 2**31),
     "tv.ns": ("ints", 1, 10_000_000), "tv.seeds": ("int", 1, 20), "tv.seed": ("int", 0, 2**31),
     "display.top_n": ("int", 2, 40), "display.small_vocab": ("int", 2, 16),
@@ -102,7 +102,7 @@ REPLAY = {"draft": DRAFTS[0], "k": LESSON_K, "n_new": _lesson["replay.new_tokens
           "max_tries": _lesson["replay.max_tries"]}
 ACCOUNTING = {"seeds": tuple(_lesson["accounting.seeds"]), "n_new": _lesson["accounting.new_tokens"],
               "ks": tuple(range(1, _lesson["k.max"] + 1))}
-SPREAD = {"n_new": _lesson["spread.new_tokens"], "seed": _lesson["spread.seed"]}
+ALPHA_POSITIONS = {"n_new": _lesson["alpha_positions.new_tokens"], "seed": _lesson["alpha_positions.seed"]}
 TV = {"ns": tuple(_lesson["tv.ns"]), "seeds": _lesson["tv.seeds"], "seed": _lesson["tv.seed"]}
 # How the page shows the data; the browser needs them too, so they live in the data, once (c13.json → constants).
 DISPLAY = {"top_n": _lesson["display.top_n"], "small_vocab": _lesson["display.small_vocab"]}

@@ -46,7 +46,7 @@ class RowsKVCache:
     """The KV caches of B independent sequences (rows) of different lengths, for decoding them in one batch.
 
     lengths[b] is how many leading positions of row b hold valid keys and values; the slots after it are
-    never written or hold rejected drafts, and GPT.forward_packed masks them out, so rolling a row back only
+    never written or hold rejected drafts, and GPT.forward_ragged masks them out, so rolling a row back only
     lowers its length. keep(rows) drops the rows that are done.
     """
 
@@ -65,9 +65,9 @@ class RowsKVCache:
                     new[:, :, :old.shape[2]] = old
             self.kv[layer] = tuple(grown)
 
-    def write_packed(self, layer, row, pos, k, v, span):
-        """Put the new keys and values (1, heads, N, head size) of N packed tokens at (row[i], pos[i]); return every
-        row's keys and values over the first `span` positions."""
+    def write_ragged(self, layer, row, pos, k, v, span):
+        """Put the new keys and values (1, heads, N, head size) of N tokens, ragged (without padding), at
+        (row[i], pos[i]); return every row's keys and values over the first `span` positions."""
         self._room(layer, k, span)
         for stored, new in zip(self.kv[layer], (k, v)):
             stored[row, :, pos] = new[0].transpose(0, 1)  # indexed by token: (N, heads, head size)
@@ -174,8 +174,8 @@ class GPT(nn.Module):
         x = F.embedding(idx, emb) + F.embedding(torch.arange(past, past + 1, device=idx.device), pos)
         return self._lean_blocks(x, lambda i, q, k, v: F.scaled_dot_product_attention(q, *cache.extend(i, k, v)))
 
-    def forward_packed(self, idx, row, pos, cache, out):
-        """Many sequences' new tokens at once, packed without padding (eval mode): token i of idx (N,) belongs to
+    def forward_ragged(self, idx, row, pos, cache, out):
+        """Many sequences' new tokens at once in eval mode, ragged (without padding): token i of idx (N,) belongs to
         cache row row[i] at position pos[i] of its sequence (its own learned position); a row's tokens are
         consecutive, from cache.lengths[row] on, and attend to their row's positions up to their own. The linear
         layers see only the N real tokens; attention pads them per row. Returns the logits of the tokens at
@@ -188,7 +188,7 @@ class GPT(nn.Module):
         x = F.embedding(idx, self.tok_emb.weight) + F.embedding(pos, self.pos_emb.weight)
 
         def attend(i, q, k, v):
-            keys, values = cache.write_packed(i, row, pos, k, v, span)
+            keys, values = cache.write_ragged(i, row, pos, k, v, span)
             padded = q.new_zeros(len(start), T, *q.shape[1:2], q.shape[3])
             padded[row, slot] = q[0].transpose(0, 1)
             y = F.scaled_dot_product_attention(padded.transpose(1, 2), keys, values, attn_mask=mask)

@@ -12,7 +12,7 @@ registers them as `claims` (generator/pages/context.py).
 import unicodedata
 
 from .formats import fixed, prob
-from .speedup import best_k, speedup
+from ..speedup import best_k, speedup
 
 # The naive scheme's acceptance Σ p·q: below this everywhere it is "小得可怜" (the threshold the page used before).
 TINY_SUM_PQ = 0.05

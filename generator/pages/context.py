@@ -9,7 +9,8 @@ import math
 
 from markupsafe import Markup
 
-from . import claims, figure_table, pair_presets, speedup
+from .. import speedup
+from . import claims, figure_table, lesson_values, pair_presets
 from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
 from .measured import MEASURE_COMMAND, measured_context
@@ -57,7 +58,7 @@ def replay_summary(replay):
 
 def e5_best(alpha, c, ks):
     """E5's formula for the prose: the best k for α and c over ks (the first of equals), its speedup and yield,
-    from generator/pages/speedup.py (the twin of widgets/figures/speedup.mjs)."""
+    from generator/speedup.py (the twin of widgets/figures/speedup.mjs)."""
     best = speedup.best_k(alpha, c, ks)
     return {"k": best, "speedup": speedup.speedup(alpha, c, best), "yield": speedup.expected_yield(alpha, best)}
 
@@ -133,7 +134,8 @@ def build_context(data, origins=None):
         "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes,
         "distributions": data["distributions"], "offline": data["offline"]["results"], "accounting": accounting,
         "anchor": data["anchor"], "replay": replay, "replay_stats": replay_summary(replay),
-        "spread": data["alpha_spread"]["drafts"], "greedy": data["greedy"], "provenance": data["provenance"],
+        "alpha_positions": data["alpha_positions"]["drafts"], "greedy": data["greedy"],
+        "provenance": data["provenance"],
         "card": data["card"], "section_of": section_of, "serve_command": SERVE_COMMAND,
         "experiment_count": Markup(EXPERIMENT_COUNT),
         "top_n": constants["top_n"], "small_vocab": constants["small_vocab"],
@@ -162,6 +164,9 @@ def build_context(data, origins=None):
     mark("generator/pages/measured.py measured_context: precomputed/measured.json")
     claims.register(ctx, data)  # the page's comparisons and conclusions, decided from the data (claims.py)
     mark("generator/pages/claims.py register")
+    named = lesson_values.values(ctx)  # the named values the page reads (replay_k, row_s, mu, ...)
+    ctx.update(named)
+    origins.update({key: f"generator/pages/lesson_values.py: {lesson_values.ABOUT[key]}" for key in named})
     ctx.update(figure_table.draw_all(ctx))  # every build-time figure, declared in figure_table.py
     mark("generator/pages/figure_table.py")
     if ctx["measured"] and ctx["measured"]["usable"]:

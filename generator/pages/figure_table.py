@@ -92,8 +92,9 @@ def _speedup(ctx):
 
 
 def _alpha_positions(ctx):
-    spread = {key: ctx["data"]["alpha_spread"][key] for key in ("prompts", "tokens", "positions_per_prompt", "drafts")}
-    return {"spread": spread, "drafts": ctx["drafts"], "names": _names(ctx), "labels": ctx["labels"],
+    positions = {key: ctx["data"]["alpha_positions"][key]
+                 for key in ("prompts", "tokens", "positions_per_prompt", "drafts")}
+    return {"alpha_positions": positions, "drafts": ctx["drafts"], "names": _names(ctx), "labels": ctx["labels"],
             "short": {d: ctx["names"][d][0] for d in ctx["drafts"]}, "id": "alpha-positions"}
 
 

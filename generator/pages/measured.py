@@ -9,7 +9,7 @@ warn too). Nothing here reads models/: the comparison is with the hashes c13.jso
 
 ctx["measured"] (None when absent): the machine, ms per forward, c and v(k) with their spread, the measured
 speedups, and per draft and k the prediction E[N] / (k·c + v(k)) with the measured c and v(k) and the draft's
-pooled α from c13.json, beside the lesson's (c = parameter ratio, v = 1), by generator/pages/speedup.py, the twin
+pooled α from c13.json, beside the lesson's (c = parameter ratio, v = 1), by generator/speedup.py, the twin
 of widgets/figures/speedup.mjs that the figures draw with.
 """
 from pathlib import Path
@@ -18,7 +18,7 @@ from ..contract import REMEASURE, load_measured
 from ..errors import InputError
 from .data_file import DataError
 from .formats import times
-from .speedup import measured_speedup
+from ..speedup import measured_speedup
 
 MEASURED_NAME = "measured.json"
 MEASURE_COMMAND = "make measure"
@@ -111,6 +111,7 @@ def _context(measured, data, path):
     summary = {"max_measured": best[1]["measured"]["median"], "best_draft": best[0], "best_k": best[1]["k"],
                "rows": len(rows), "below_one": sum(1 for r in rows if shown_below_one(r["measured"]["median"])),
                "below_prediction": sum(1 for r in rows if "predicted" in r and r["measured"]["median"] < r["predicted"])}
+    summary["all_below_one"] = summary["below_one"] == summary["rows"]
     return {
         "file": path.name, "summary": summary, "where": where(machine), "stale": stale,
         # timings of other models are shown as they are, never combined with this page's α into predictions

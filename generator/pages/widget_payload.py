@@ -14,8 +14,9 @@ PYODIDE_FETCHED = [name for name in PYODIDE_FILES if name != "package.json"]
 EXPONENTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def pack(values):
-    """Each value v = m × 10^-e as the digits of m and one letter for e ('4423h' = 4423e-7); no separators.
+def encode_probs(values):
+    """The encoded probabilities: each value v = m × 10^-e as the digits of m and one letter for e ('4423h' =
+    4423e-7); no separators.
 
     Exponents past the alphabet are written '-e.'. Decode with Number(m + 'e-' + e): a correctly rounded
     parse of the same decimal as Python's float(), so every value round-trips exactly (checked here).
@@ -31,12 +32,13 @@ def pack(values):
             m, e = m * 10 ** -e, 0
         code = EXPONENTS[e] if e < len(EXPONENTS) else f"-{e}."
         if float(f"{m}e-{e}") != float(v):
-            raise ValueError(f"{v!r} does not round-trip through the compact form")
+            raise ValueError(f"{v!r} does not round-trip through the encoding")
         out.append(f"{m}{code}")
     return "".join(out)
 
 
-def unpack(text):
+def decode_probs(text):
+    """The values of encode_probs's text, as widgets/c13-util.js decodeProbs reads them."""
     out = []
     for m, letter, big in re.findall(r"(\d+)(?:([a-zA-Z])|-(\d+)\.)", text):
         e = EXPONENTS.index(letter) if letter else int(big)
@@ -49,7 +51,7 @@ def widget_data(data, ctx):
     dists = {}
     for prefix in ctx["prefixes"]:
         e = data["distributions"][prefix]
-        dists[prefix] = {"p": pack(e["p"]), "q": {d: pack(e["q"][d]) for d in ctx["drafts"]},
+        dists[prefix] = {"p": encode_probs(e["p"]), "q": {d: encode_probs(e["q"][d]) for d in ctx["drafts"]},
                          "alpha": e["alpha"], "sum_pq": e["sum_pq"],
                          "tv_resample_p_closed_form": e["tv_resample_p_closed_form"],
                          "resample_p_deficit": e["resample_p_deficit"], "columns": e["columns"]}

@@ -150,19 +150,19 @@ def test_alpha_by_position_names_every_token(lesson, data, small_draft, large_dr
     """Item 14: the picture holds every position of both drafts, each with its token and α in its title; the table
     lists them too, one click (or Enter) away."""
     page, _ = lesson
-    spread, labels = data["alpha_spread"], data["tokenizer"]["labels"]
+    positions, labels = data["alpha_positions"], data["tokenizer"]["labels"]
     small, large = small_draft, large_draft
-    n = len(spread["tokens"])
-    assert n == len(spread["drafts"][small]["values"]) == 128
+    n = len(positions["tokens"])
+    assert n == len(positions["drafts"][small]["values"]) == 128
     titles = page.eval_on_selector_all(".c13-alpha-fig .c13-duo-wide .c13-hits title", "ts => ts.map(t => t.textContent)")
     assert len(titles) == n
-    per = spread["positions_per_prompt"]
+    per = positions["positions_per_prompt"]
     for i in (0, 37, n - 1):
-        values = "，".join(f"{w} {spread['drafts'][d]['values'][i]:.1%}" for w, d in (("小", small), ("大", large)))
-        assert titles[i] == f"第 {i % per + 1} 个 token：{labels[spread['tokens'][i]]}（{values}）"
+        values = "，".join(f"{w} {positions['drafts'][d]['values'][i]:.1%}" for w, d in (("小", small), ("大", large)))
+        assert titles[i] == f"第 {i % per + 1} 个 token：{labels[positions['tokens'][i]]}（{values}）"
     # the extremes the prose states are among the points
     prose = page.inner_text("#formula-vs-runs ~ p:has-text('逐位置算 α')")
-    low = spread["drafts"][small]["min"]
+    low = positions["drafts"][small]["min"]
     assert f"{low:.1%}" in prose and sum(f"小 {low:.1%}" in t for t in titles) >= 1
     # the table: reached by the keyboard, one row per position
     summary = page.locator("#formula-vs-runs ~ details:has(table.c13-alpha-table) > summary")
@@ -170,7 +170,7 @@ def test_alpha_by_position_names_every_token(lesson, data, small_draft, large_dr
     page.keyboard.press("Enter")
     rows = page.locator("table.c13-alpha-table tbody tr:has(td)")
     assert rows.count() == n
-    assert re.sub(r"\s", "", rows.nth(5).locator("td").nth(1).inner_text()) == re.sub(r"\s", "", labels[spread["tokens"][5]])
+    assert re.sub(r"\s", "", rows.nth(5).locator("td").nth(1).inner_text()) == re.sub(r"\s", "", labels[positions["tokens"][5]])
 
 
 def test_every_speed_e5_prints_live_says_it_is_the_lessons_formula(lesson, data):

@@ -2,7 +2,7 @@
 // Python worker receives), their α, Σ p·q, the closed-form TV of resample-from-p, the offline checks, the token
 // that resample-from-p under-produces most and the stacked picture's split of p and q (both computed by the
 // generator with sampler.py), and the expected TV of direct sampling (the noise floor) for each run size asked for.
-import { expectedNoiseTV, unpack } from "../c13-util.js";
+import { decodeProbs, expectedNoiseTV } from "../c13-util.js";
 
 export function distributionStore(data) {
   const cache = new Map();
@@ -12,8 +12,8 @@ export function distributionStore(data) {
     const key = `${prefix}|${draft}`;
     if (!cache.has(key)) {
       const entry = data.distributions[prefix];
-      const p = unpack(entry.p);
-      const q = unpack(entry.q[draft]);
+      const p = decodeProbs(entry.p);
+      const q = decodeProbs(entry.q[draft]);
       if (p.length !== labelsLength || q.length !== labelsLength) {
         throw new Error(`E2: the distributions of 「${prefix}」 (${draft}) do not have one value per token`);
       }

@@ -1,5 +1,5 @@
 // α by position: α = Σ min(p, q) at each position of the text the target wrote itself after each prompt, for both
-// drafts (c13.json alpha_spread). One panel per prompt, its positions left to right; each draft's points are one
+// drafts (c13.json alpha_positions). One panel per prompt, its positions left to right; each draft's points are one
 // path of dots (round for the small draft, square for the large). Each position's token and both α are in the
 // table (alphaPositionsTable), which a keyboard reaches, and, in the wide layout, in a <title> shown on hover.
 // Two layouts in one wrapper (svg.mjs twoLayouts): 2 × 2 panels for a wide column, one column of panels for a phone (no hover
@@ -16,10 +16,11 @@ const PANEL = { height: 132, top: 22, plot: 86, left: 40, right: 8 };
 const LEGEND = 30;
 
 /** The position's text: which token after the prompt, its label, both drafts' α (short names). */
-function positionTip(spread, drafts, short, labels, i) {
-  const n = spread.positions_per_prompt;
-  const token = labels[spread.tokens[i]] ?? `#${spread.tokens[i]}`;
-  return `第 ${(i % n) + 1} 个 token：${token}（${drafts.map((d) => `${short[d]} ${pct(spread.drafts[d].values[i])}`).join("，")}）`;
+function positionTip(positions, drafts, short, labels, i) {
+  const n = positions.positions_per_prompt;
+  const token = labels[positions.tokens[i]] ?? `#${positions.tokens[i]}`;
+  const alphas = drafts.map((d) => `${short[d]} ${pct(positions.drafts[d].values[i])}`).join("，");
+  return `第 ${(i % n) + 1} 个 token：${token}（${alphas}）`;
 }
 
 /** Dots (j = 0: round, j = 1: square) at the points, as one path: a zero-length segment per point. */
@@ -29,14 +30,14 @@ function dots(points, j) {
 }
 
 function panel(args, L, p, x0, y0, panelWidth) {
-  const { spread, drafts, names, labels } = args;
-  const n = spread.positions_per_prompt;
+  const { alpha_positions: positions, drafts, names, labels } = args;
+  const n = positions.positions_per_prompt;
   const left = x0 + PANEL.left;
   const width = panelWidth - PANEL.left - PANEL.right;
   const top = y0 + PANEL.top;
   const x = (j) => left + (j + 0.5) * (width / n);
   const y = (v) => top + PANEL.plot - v * PANEL.plot;
-  const parts = [text(x0 + 4, y0 + 14, `提示 ${p + 1}：${spread.prompts[p]}`, { anchor: "start", size: L.label })];
+  const parts = [text(x0 + 4, y0 + 14, `提示 ${p + 1}：${positions.prompts[p]}`, { anchor: "start", size: L.label })];
   for (const t of [0, 0.5, 1]) {
     parts.push(line(left, y(t), left + width, y(t), t === 0 ? "c13-axis" : "c13-grid"),
       text(left - 4, y(t) + 4, t === 0 ? "0" : pct(t, 0), { cls: "c13-muted", anchor: "end", size: L.small }));
@@ -44,14 +45,14 @@ function panel(args, L, p, x0, y0, panelWidth) {
   parts.push(text(x(0), top + PANEL.plot + 16, "1", { cls: "c13-muted", size: L.small }),
     text(x(n - 1), top + PANEL.plot + 16, String(n), { cls: "c13-muted", size: L.small }));
   drafts.forEach((d, j) => {
-    const points = spread.drafts[d].values.slice(p * n, (p + 1) * n).map((v, k) => [x(k), y(v)]);
+    const points = positions.drafts[d].values.slice(p * n, (p + 1) * n).map((v, k) => [x(k), y(v)]);
     parts.push(dots(points, j));
   });
   if (L.hover) {  // a column per position over the dots: its <title> shows on hover
     const w = coord(width / n);
     const hits = [];
     for (let k = 0; k < n; k++) {
-      const tip = escapeHtml(positionTip(spread, drafts, args.short, labels, p * n + k));
+      const tip = escapeHtml(positionTip(positions, drafts, args.short, labels, p * n + k));
       hits.push(`<rect x="${coord(x(k) - width / n / 2)}" y="${coord(top)}" width="${w}" height="${PANEL.plot}">` +
         `<title>${tip}</title></rect>`);
     }
@@ -61,9 +62,9 @@ function panel(args, L, p, x0, y0, panelWidth) {
 }
 
 function layoutSvg(args, layout, svgId) {
-  const { spread, drafts, names } = args;
+  const { alpha_positions: positions, drafts, names } = args;
   const L = LAYOUTS[layout];
-  const panels = spread.prompts.length;
+  const panels = positions.prompts.length;
   const rows = Math.ceil(panels / L.columns);
   const panelWidth = L.width / L.columns;
   const height = LEGEND + rows * PANEL.height;
@@ -75,28 +76,28 @@ function layoutSvg(args, layout, svgId) {
   for (let p = 0; p < panels; p++) {
     body.push(panel(args, L, p, (p % L.columns) * panelWidth, LEGEND + Math.floor(p / L.columns) * PANEL.height, panelWidth));
   }
-  const title = `逐位置的 α：${panels} 个提示之后目标自己写的各 ${spread.positions_per_prompt} 个 token，两个草稿`;
-  const desc = drafts.map((d) => `${names[d]}：${pct(spread.drafts[d].min)} 到 ${pct(spread.drafts[d].max)}，` +
-    `平均 ${pct(spread.drafts[d].mean)}`).join("；") + "。";
+  const title = `逐位置的 α：${panels} 个提示之后目标自己写的各 ${positions.positions_per_prompt} 个 token，两个草稿`;
+  const desc = drafts.map((d) => `${names[d]}：${pct(positions.drafts[d].min)} 到 ${pct(positions.drafts[d].max)}，` +
+    `平均 ${pct(positions.drafts[d].mean)}`).join("；") + "。";
   return svg(svgId, L.width, height, title, body.join(""), desc);
 }
 
-/** The picture. args: {spread (alpha_spread), drafts, names (draft → label), short (draft → a word), labels, id}. */
+/** The picture. args: {alpha_positions (c13.json's), drafts, names (draft → label), short (draft → a word), labels, id}. */
 export function alphaPositions(args) {
   return twoLayouts(args.id || "alpha-positions", (layout, svgId) => layoutSvg(args, layout, svgId));
 }
 
 /** The same positions as table rows (<tbody> per prompt): position, token, each draft's α. */
-export function alphaPositionsTable({ spread, drafts, names, labels }) {
-  const n = spread.positions_per_prompt;
+export function alphaPositionsTable({ alpha_positions: positions, drafts, names, labels }) {
+  const n = positions.positions_per_prompt;
   const head = `<thead><tr><th scope="col">位置</th><th scope="col">token</th>` +
     drafts.map((d) => `<th scope="col">${escapeText(names[d])} α</th>`).join("") + "</tr></thead>";
-  const groups = spread.prompts.map((prompt, p) => {
+  const groups = positions.prompts.map((prompt, p) => {
     const rows = [];
     for (let k = 0; k < n; k++) {
       const i = p * n + k;
-      rows.push(`<tr><td>${k + 1}</td><td>${tokenSpan(labels, spread.tokens[i])}</td>` +
-        drafts.map((d) => `<td>${pct(spread.drafts[d].values[i])}</td>`).join("") + "</tr>");
+      rows.push(`<tr><td>${k + 1}</td><td>${tokenSpan(labels, positions.tokens[i])}</td>` +
+        drafts.map((d) => `<td>${pct(positions.drafts[d].values[i])}</td>`).join("") + "</tr>");
     }
     return `<tbody><tr class="c13-group"><th colspan="${2 + drafts.length}">提示 ${p + 1}：<code>${escapeText(prompt)}</code>` +
       "</th></tr>" +

@@ -4,7 +4,7 @@
 // (widgets/figures/tv_curve.mjs, the build-time figure's own function) rings each point as it comes back.
 // Cancellable (its own task: the worker and the other experiments' runs stay), with progress; the static figure stays the
 // first state, and what the page shows without JavaScript.
-import { el, fill, fromMarkup, num, unpack, uid } from "../c13-util.js";
+import { decodeProbs, el, fill, fromMarkup, num, uid } from "../c13-util.js";
 import { cancelledNote } from "../e2/runs.js";
 import { powerLabel, tvCurve } from "../figures/tv_curve.mjs";
 
@@ -70,8 +70,9 @@ function running(section, ui, state, on) {
 export function render(section, data) {
   const curve = readCurve(section);
   const entry = data.distributions[curve.prefix];
-  const p = unpack(entry.p);
-  const pair = { key: `${curve.prefix}|${curve.draft}`, p: JSON.stringify(p), q: JSON.stringify(unpack(entry.q[curve.draft])) };
+  const p = decodeProbs(entry.p);
+  const q = decodeProbs(entry.q[curve.draft]);
+  const pair = { key: `${curve.prefix}|${curve.draft}`, p: JSON.stringify(p), q: JSON.stringify(q) };
   let figure = section.querySelector("#tv-curve");
   if (!figure) throw new Error("tv: the page has no static figure #tv-curve");
   const state = { live: emptyLive(curve), running: false };

@@ -1,0 +1,206 @@
+"""The named values docs/index.md reads, each derived from c13.json (and the build machine's timings) in one place.
+
+The template used to compute these itself with a block of `set` statements; here each has a name, a line saying
+what it is, and a test (tests/test_lesson_values.py). `values(ctx)` adds them to the context that build_context
+made (generator/pages/context.py), so they can use its drafts by size and its measured context.
+"""
+import math
+
+from .evolution import evolution_map, here_position
+from .papers_table import papers_rows
+
+# The label of the lesson's formula in a speed figure's title (formats.speed): c taken as the parameter ratio.
+C_PARAMS = "c = 参数比"
+
+# The papers' figures the prose cites by name: (context name, paper id, what the paper measured).
+REPORTED = (
+    ("leviathan_small", "leviathan2022", "T5-small draft"),
+    ("leviathan_large", "leviathan2022", "T5-large draft"),
+    ("leviathan_range", "leviathan2022", "wall-time speedup range over tasks and drafts"),
+    ("chen_speedup", "chen2023", "decoding speedup"),
+    ("deepseek_acceptance", "deepseekv3", "acceptance of the second predicted token"),
+    ("deepseek_speed", "deepseekv3", "decoding speed (tokens per second)"),
+    ("eagle_throughput", "eagle3", "throughput improvement at batch 64"),
+)
+
+# What each name is, one line each (`python -m generator context` prints these as the names' origins).
+ABOUT = {
+    "replay_k": "the recorded run's k (c13.json → replay → k)",
+    "positions": "the anchor's positions in one verify forward, k + 1 (E1)",
+    "vocab": "our tokenizer's vocabulary size",
+    "n_prompts": "how many prompts the greedy check and the accounting run",
+    "ks_greedy": "the greedy check's ks, as a list in words",
+    "greedy_runs": "prompts × drafts × ks of the greedy check",
+    "k_min": "the lesson's smallest k", "k_max": "the lesson's largest k",
+    "acc_s": "the small draft's accounting", "acc_l": "the large draft's accounting",
+    "accounting_by_size": "(draft, accounting) pairs, the small draft first (E5's tables)",
+    "prefix_drafts": "(prefix, draft) pairs, row by row of E2's tables",
+    "row_s": "the small draft's accounting row at the replay's k",
+    "row_l": "the large draft's accounting row at the replay's k",
+    "row_s_max": "the small draft's accounting row at the largest k",
+    "row_l_max": "the large draft's accounting row at the largest k",
+    "row_best": "the small draft's accounting row at its best k by the formula",
+    "offline_small": "the offline check of the small draft at the main prefix (correct, direct, resample_p)",
+    "noise_ratio": "the TV of resampling from p over the TV of direct sampling (the summary's example)",
+    "same_size": "the correct scheme's TV within half the noise floor of direct sampling's",
+    "closed_tv": "the closed-form TV of resampling from p (main prefix, small draft)",
+    "deficit_main": "the token resampling from p starves most at the main prefix (small draft)",
+    "deficit_other": "the token resampling from p starves most at the other prefix (small draft)",
+    "bytes_per_param": "the anchor's bytes read per parameter",
+    "flops_per_param": "the anchor's FLOPs per parameter and position",
+    "v_anchor": "the anchor's v from its two bounds, reading and computing not overlapping at all",
+    "tv_fall": "how much the TV fell over the curve's small n and large n (tv_falls)",
+    "robust_best_k": "each draft's best k the same at both ends of its α's 95% interval",
+    "accounting_runs": "prompts × seeds of the accounting, per draft and k",
+    "download_mb": "E6's download: the three models and the tokenizer, in MB",
+    "c_params": "the title of a formula speed with c taken as the parameter ratio",
+    "measured_best_notes": "the drafts whose best k with measured N differs (measured_best_notes)",
+    "papers_rows": "the papers' table body (papers_table.py)",
+    "evolution_map": "the evolution map's list (evolution.py), given the numbers of its generations",
+    "evolution_here": "this lesson's place on the evolution map",
+    "mu": "the build machine's timings when usable, else None (measured.py)",
+    "mu_s": "the small draft in the usable timings", "mu_l": "the large draft in the usable timings",
+    "mk_s": "the small draft's timed row at the largest k", "mk_l": "the large draft's timed row at the largest k",
+    "mk_best": "the small draft's timed row at its best k by the formula",
+    "ms_s": "the timed small draft by its own size (stale timings too)",
+    "ms_l": "the timed large draft by its own size (stale timings too)",
+    "k_last": "the largest timed k",
+    "wb": "E6's WebAssembly SIMD forward timed in Node on the build machine, when usable",
+    "jb": "E6's JavaScript forward timed in Node on the build machine, when usable",
+    "naive": "claims.naive(): how the page speaks of Σ p·q",
+    "script": "claims.script(): byte tokens and the script of the text",
+    "tv_slow": "claims.tv_slower(): the TV falls slower at small n",
+    "at_max": "claims.slow_at_k_max(): the large draft at the largest k",
+    "at_high": "claims.try_alpha(): E5's first try, α dragged up",
+    "at_free": "E5's second try: the best k when the draft costs nothing",
+    "big": "claims.large_at_k_max(): E5's fourth try",
+    "bigger": "claims.bigger_draft(): misconception two, is the larger draft better",
+    "sd": "claims.self_drafting(): what drove self-drafting on the evolution map",
+    "slow": "claims.slowest(): the slowest row by the formula",
+    "roof_read": "claims.build_read(): the build machine's read time of the target's weights",
+    **{name: f"{paper}: {what}" for name, paper, what in REPORTED},
+}
+
+
+def measured_row(by_draft, k):
+    """A timed draft's row at k (measured.json through measured.py: by_draft → DRAFT → rows), or None."""
+    return next((r for r in by_draft["rows"] if r["k"] == k), None)
+
+
+def tv_falls(curve, means):
+    """How much the TV of direct sampling and of the correct scheme fell between the curve's first and third n
+    (`small_n`, where many tokens have n p_i < 1) and between its third-last and last n (`large_n`), and by how much
+    n grew there, with the 1/√n the large-n fall should follow."""
+    ns = curve["ns"]
+    falls = {}
+    for name, (a, b) in {"small_n": (0, 2), "large_n": (-3, -1)}.items():
+        falls[name] = {"direct": means["direct"][a] / means["direct"][b],
+                       "correct": means["correct"][a] / means["correct"][b],
+                       "n_from": ns[a], "n_to": ns[b], "n_grew": ns[b] / ns[a],
+                       "sqrt_n_grew": math.sqrt(ns[b] / ns[a])}
+    return falls
+
+
+def robust_best_k(accounting, best_k):
+    """Whether each draft's fastest k by the formula stays the same at both ends of its α's 95% interval."""
+    return all(best_k(a, entry["c"])["k"] == entry["best_k"]
+               for entry in accounting.values() for a in (entry["alpha_low"], entry["alpha_high"]))
+
+
+def measured_best_notes(accounting, drafts, row):
+    """The drafts whose best k with each k's measured N differs from the best k with the pooled α: the draft, that k,
+    its accounting entry and row, and whether the pooled α lies inside that k's 95% interval."""
+    notes = []
+    for draft in drafts:
+        acc = accounting[draft]
+        if acc["measured_best_k"] != acc["best_k"]:
+            r = row(draft, acc["measured_best_k"])
+            notes.append({"draft": draft, "k": acc["measured_best_k"], "acc": acc, "row": r,
+                          "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"]})
+    return notes
+
+
+def values(ctx):
+    """The named values, as a dict to add to the context."""
+    data, row = ctx["data"], ctx["row"]
+    small, large, main = ctx["small_draft"], ctx["large_draft"], ctx["main_prefix"]
+    ks = data["constants"]["ks"]
+    anchor, acc, replay = data["anchor"], ctx["accounting"], data["replay"]
+    offline = ctx["offline"][main]
+    out = {
+        "replay_k": replay["k"],
+        "positions": anchor["positions_verified"],
+        "vocab": data["tokenizer"]["vocab_size"],
+        "n_prompts": len(data["prompts"]),
+        "ks_greedy": ", ".join(map(str, data["greedy"]["ks"])),
+        "greedy_runs": len(data["prompts"]) * len(ctx["drafts"]) * len(data["greedy"]["ks"]),
+        "k_min": min(ks), "k_max": max(ks),
+        "acc_s": acc[small], "acc_l": acc[large], "accounting_by_size": [(d, acc[d]) for d in ctx["drafts"]],
+        "prefix_drafts": [(p, d) for p in ctx["prefixes"] for d in ctx["drafts"]],
+        "row_s": row(small, replay["k"]), "row_l": row(large, replay["k"]), "row_l_max": row(large, max(ks)),
+        "row_s_max": row(small, max(ks)), "row_best": row(small, acc[small]["best_k"]),
+        "offline_small": offline[small],
+        "noise_ratio": offline[small]["resample_p"]["tv"] / offline[small]["direct"]["tv"],
+        "same_size": abs(offline[small]["correct"]["tv"] - offline[small]["direct"]["tv"])
+                     < 0.5 * offline[small]["direct"]["tv"],
+        "closed_tv": ctx["distributions"][main]["tv_resample_p_closed_form"][small],
+        "deficit_main": ctx["distributions"][main]["resample_p_deficit"][small],
+        "deficit_other": ctx["distributions"][ctx["other_prefix"]]["resample_p_deficit"][small],
+        "bytes_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"],
+        "flops_per_param": anchor["flops_per_position"] / anchor["params_read_per_token"],
+        "v_anchor": (anchor["weight_read_ms_per_token"] + anchor["compute_ms_for_positions"])
+                    / anchor["weight_read_ms_per_token"],
+        "tv_fall": tv_falls(data["tv_curve"], ctx["tv_means"]),
+        "robust_best_k": robust_best_k(acc, ctx["e5_best"]),
+        "accounting_runs": len(data["prompts"]) * len(data["accounting"]["seeds"]),
+        "download_mb": sum(f["bytes"] for f in data["browser"]["files"].values()) / 1e6,
+        "c_params": C_PARAMS,
+        "measured_best_notes": measured_best_notes(acc, ctx["drafts"], row),
+        "papers_rows": papers_rows(data["papers"]),
+        "evolution_map": evolution_map, "evolution_here": here_position(),
+    }
+    out.update({name: ctx["paper_figure"](paper, what) for name, paper, what in REPORTED})
+    out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
+    out.update(conclusions(ctx, out))
+    return out
+
+
+def conclusions(ctx, named):
+    """claims.py's decisions the prose reads in more than one sentence, under the names the template uses."""
+    claims = ctx["claims"]
+    fall = named["tv_fall"]
+    return {
+        "naive": claims.naive(),
+        "script": claims.script(),
+        "tv_slow": claims.tv_slower([fall["small_n"]["direct"], fall["small_n"]["correct"]],
+                                    [fall["large_n"]["direct"], fall["large_n"]["correct"]]),
+        "at_max": claims.slow_at_k_max(ctx["large_draft"]),
+        "at_high": claims.try_alpha(),
+        "at_free": ctx["e5_best"](named["acc_s"]["alpha"], 0),
+        "big": claims.large_at_k_max(),
+        "bigger": claims.bigger_draft(),
+        "sd": claims.self_drafting(),
+        "slow": claims.slowest(),
+        "roof_read": claims.build_read(ctx["measured"], ctx["models"][ctx["target"]]["bytes_float32"])
+                     if named["wb"] else None,
+    }
+
+
+def measured_values(ctx, k_max, best_k):
+    """The build machine's timings under short names: `mu` the usable ones (None when absent or stale), `mu_s` and
+    `mu_l` the page's small and large draft in them and `mk_s`, `mk_l`, `mk_best` their rows at k_max and at the
+    small draft's best k; `ms_s`, `ms_l` the timed drafts by their own size (also for stale timings) and `k_last`
+    the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent or not usable)."""
+    mc = ctx["measured"]
+    out = dict.fromkeys(("mu", "mu_s", "mu_l", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb"))
+    if not mc:
+        return out
+    out.update(ms_s=mc["by_draft"][mc["small"]], ms_l=mc["by_draft"][mc["large"]], k_last=max(mc["ks"]))
+    if mc["usable"]:
+        engines = (mc["browser"] or {}).get("engines") or {}
+        if engines.get("wasm-simd128"):
+            out.update(wb=engines["wasm-simd128"], jb=engines.get("js"))
+        mu_s, mu_l = mc["by_draft"][ctx["small_draft"]], mc["by_draft"][ctx["large_draft"]]
+        out.update(mu=mc, mu_s=mu_s, mu_l=mu_l, mk_s=measured_row(mu_s, k_max), mk_l=measured_row(mu_l, k_max),
+                   mk_best=measured_row(mu_s, best_k))
+    return out
