@@ -39,6 +39,7 @@ def test_the_committed_file_gives_every_setting():
 @pytest.mark.parametrize("old, new, key, words", [
     ("[display]\n", "[display]\ncolour = 3\n", "display.colour", "is not a setting of the lesson"),
     ("[e6]\n", "[e7]\n", "e7", "is not a setting of the lesson"),
+    ("[alpha_positions]", "[spread]", "spread", "was renamed [alpha_positions]"),
     ("max = 8 ", "max = 0 ", "k.max", "from 1 to 16, got 0"),
     ("lesson = 4 ", "lesson = 9 ", "k.lesson", "beyond k.max = 8"),
     ("greedy = [2, 4]", "greedy = [4, 2]", "k.greedy", "ascending"),

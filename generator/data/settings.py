@@ -35,6 +35,10 @@ SCHEMA = {
 }
 
 
+# sections an older lesson.toml may still use, with their names now
+RENAMED = {"spread": "alpha_positions"}
+
+
 def _flat(table, path, prefix=""):
     """{"k.max": 8, …} from the parsed file; a key of no known place is refused by name."""
     out = {}
@@ -44,6 +48,8 @@ def _flat(table, path, prefix=""):
             out[name] = value
         elif isinstance(value, dict) and any(s.startswith(name + ".") for s in SCHEMA):
             out.update(_flat(value, path, name + "."))
+        elif name in RENAMED:
+            raise InputError(path, name, f"was renamed [{RENAMED[name]}] (the same settings): rename the section")
         else:
             raise InputError(path, name, f"is not a setting of the lesson; the settings are: {', '.join(SCHEMA)}")
     return out
