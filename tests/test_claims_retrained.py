@@ -206,7 +206,7 @@ def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contr
     else:  # the prose, and every attribute and script of the page (the byte tokens' tooltips, E4's legend)
         assert "汉字" not in text, f"{name}: a remark on Chinese characters on an English page"
         page = (site / "index.html").read_text(encoding="utf-8")
-        e4 = (site / "assets" / "c13" / "e4.js").read_text(encoding="utf-8")
+        e4 = (site / "assets" / "c13" / "e4" / "index.js").read_text(encoding="utf-8")
         replay = (site / "assets" / "c13" / "figures" / "replay.mjs").read_text(encoding="utf-8")
-        for where, source in (("index.html", page), ("e4.js", e4), ("figures/replay.mjs", replay)):
+        for where, source in (("index.html", page), ("e4/index.js", e4), ("figures/replay.mjs", replay)):
             assert "才是一个汉字" not in source, f"{name}: {where} says the bytes make a Chinese character"

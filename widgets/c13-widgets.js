@@ -14,9 +14,9 @@ export { PYODIDE_STEPS, python };
 
 const HERE = new URL("./", import.meta.url);          // …/assets/c13/
 const SITE_ROOT = new URL("../../", import.meta.url); // the site's root folder
-// each experiment's module, relative to this file (E2 is split into a folder by concern)
-const MODULES = { e1: "e1.js", e2: "e2/index.js", e3: "e3.js", e4: "e4.js", e5: "e5.js", e6: "e6/index.js",
-  pair: "pair/index.js", tv: "tv/index.js" };
+// each experiment's module, relative to this file: every experiment is a folder of its own, entered by its index.js
+const MODULES = { e1: "e1/index.js", e2: "e2/index.js", e3: "e3/index.js", e4: "e4/index.js", e5: "e5/index.js",
+  e6: "e6/index.js", pair: "pair/index.js", tv: "tv/index.js" };
 
 // ---------------------------------------------------------------------------------------------------
 // page views

@@ -85,7 +85,7 @@ def add_browser_files(files, config):
     except (ValueError, OSError) as err:  # a kept member the archive lacks, an unreadable file
         raise PluginError(str(err)) from err
     widgets = ROOT / "widgets"
-    for src in sorted(widgets.rglob("*")):  # subfolders (widgets/figures/, widgets/e2/) keep their place
+    for src in sorted(widgets.rglob("*")):  # subfolders (widgets/figures/, widgets/e1/ …) keep their place
         if src.is_file() and src.suffix in WIDGET_SUFFIXES:
             files.append(File.generated(config, f"assets/c13/{src.relative_to(widgets).as_posix()}",
                                         abs_src_path=str(src)))

@@ -3,7 +3,7 @@
 // min(1, p/q)) and stops at the first rejection, which is replaced from the residual (or, all accepted, the last
 // position's distribution gives a bonus token). Every figure and verdict is the generator's record; nothing is
 // decided here. `verifySteps` is the picture of one round at step s (1 … N): the build draws the last step,
-// the verify motion (widgets/e4_motion.js) draws every step with this same function.
+// the verify motion (widgets/e4/motion.js) draws every step with this same function.
 import { fixed, pct, prob } from "./formats.mjs";
 import { attrs, escapeText, tokenSpan } from "./svg.mjs";
 

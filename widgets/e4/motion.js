@@ -2,8 +2,8 @@
 // steps with buttons or the slider, or plays it; every step is drawn by widgets/figures/verify_steps.mjs (the
 // function that drew the build-time version, so the first state here is the static one: the whole round). Under
 // prefers-reduced-motion the steps change without any animation (widgets/css/e4.css turns them off).
-import { el, fromMarkup, uid } from "./c13-util.js";
-import { roundSteps, verifySteps } from "./figures/verify_steps.mjs";
+import { el, fromMarkup, uid } from "../c13-util.js";
+import { roundSteps, verifySteps } from "../figures/verify_steps.mjs";
 
 const STEP_MS = 1000;
 

@@ -11,9 +11,9 @@
 // reader's own c and v(k) at the k E6 ran, with E6's model-time speedup as the point: the c slider then stands still
 // at the measured c of the loaded draft (the last one loaded when α was moved by hand). The static version (the
 // build-time plot) stays the lesson's formula.
-import { E6_MEASURED, el, fill, fixed, fromMarkup, mount, num, pct, speed, times, trim, uid } from "./c13-util.js";
+import { E6_MEASURED, el, fill, fixed, fromMarkup, mount, num, pct, speed, times, trim, uid } from "../c13-util.js";
 import { bestK, expectedYield, measuredSpeedup, rowPoint, sliderPlot, sliderValues, speedup, wallClockPoint }
-  from "./figures/speedup.mjs";
+  from "../figures/speedup.mjs";
 
 // the choices of costs: the lesson's (v = 1, c from the slider) and the build machine's measured ones
 // (data.e5_costs[key]); `name` goes into the sentences ("公式代入{name}实测的 c 和 v(k)")

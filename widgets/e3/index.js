@@ -3,8 +3,8 @@
 // switch between the real scale (the anchor's vocabulary) and the small one (constants.small_vocab), and a k
 // slider over constants.ks. The mask is a recorded round of the replay at the replay's own k, an illustration at
 // any other k (replayMask says which, and the figure and the caption say so).
-import { el, fill, fromMarkup, mount, num, staticChildren, stash, uid } from "./c13-util.js";
-import { edgeLength, replayMask, tensorShapes } from "./figures/tensor.mjs";
+import { el, fill, fromMarkup, mount, num, staticChildren, stash, uid } from "../c13-util.js";
+import { edgeLength, replayMask, tensorShapes } from "../figures/tensor.mjs";
 
 /** The caption's sentence about the mask: where it comes from and what it shows. */
 function maskSentence(chosen, k) {

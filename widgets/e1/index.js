@@ -3,8 +3,8 @@
 // (g[data-cell], in both layouts) becomes a focusable button, and choosing one
 // shows the anchor's own quantity for it, computed from the embedded anchor roofline data
 // (precomputed/anchor-model.json through c13.json).
-import { chineseUnits, el, fill, fromMarkup, gb, gflop, mount, ms, num, staticChildren, stash, uid } from "./c13-util.js";
-import { requestPath } from "./figures/request_path.mjs";
+import { chineseUnits, el, fill, fromMarkup, gb, gflop, mount, ms, num, staticChildren, stash, uid } from "../c13-util.js";
+import { requestPath } from "../figures/request_path.mjs";
 
 function cellInfo(anchor, temperature) {
   const k1 = anchor.positions_verified;

@@ -3,9 +3,9 @@
 // acceptance probability, the uniform number used and the decision; the residual or bonus token; running
 // totals; and the text so far. The text is drawn once by widgets/figures/replay.mjs (the build-time version's
 // function); stepping shows its rounds up to the current one ([data-round]) and marks the current one.
-import { el, fill, fixed, fromMarkup, mount, pct, prob, promptBox, staticChildren, stash, tok, uid } from "./c13-util.js";
-import { mountVerifyMotion } from "./e4_motion.js";
-import { BYTES_NOTE, isByteLabel, plainText, replayText } from "./figures/replay.mjs";
+import { el, fill, fixed, fromMarkup, mount, pct, prob, promptBox, staticChildren, stash, tok, uid } from "../c13-util.js";
+import { mountVerifyMotion } from "./motion.js";
+import { BYTES_NOTE, isByteLabel, plainText, replayText } from "../figures/replay.mjs";
 
 const PLAY_INTERVAL_MS = 1100;
 // what the keys do, written once: the hint under the buttons says it and the group is described by that hint
@@ -83,7 +83,7 @@ export function render(section, data) {
   const gid = uid("e4");
 
   const live = mount(section, "c13-e4");
-  const motionBlock = section.querySelector(":scope > .c13-verify-block"); // stays: the verify motion (e4_motion.js)
+  const motionBlock = section.querySelector(":scope > .c13-verify-block"); // stays: the verify motion (motion.js)
   stash(section, staticChildren(section).filter((c) => c !== motionBlock), "静态版本：整次运行的文字与全部轮次的表");
   const go = (step) => { state.step = Math.max(0, Math.min(total, step)); draw(); };
   const { bar, buttons } = controlBar(gid, { first: () => go(0), prev: () => go(state.step - 1), toggle: () => toggle(),
