@@ -190,7 +190,8 @@ def measured_values(ctx, k_max, best_k):
     """The build machine's timings under short names: `mu` the usable ones (None when absent or stale), `mu_s` and
     `mu_l` the page's small and large draft in them and `mk_s`, `mk_l`, `mk_best` their rows at k_max and at the
     small draft's best k; `ms_s`, `ms_l` the timed drafts by their own size (also for stale timings) and `k_last`
-    the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent or not usable)."""
+    the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent
+    or not usable)."""
     mc = ctx["measured"]
     out = dict.fromkeys(("mu", "mu_s", "mu_l", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb"))
     if not mc:
