@@ -74,6 +74,79 @@ function legend() {
     el("span", { class: "c13-bytes-note" }, "形如 ‹E6 A2› 的是 UTF-8 字节：几个字节合起来才是一个完整的字符（连起来读时已拼好）"));
 }
 
+/** The line above the buttons: the run replayed (target, draft, k, T, prompt, seed) and how many rounds it took. */
+function runInfo(data) {
+  const replay = data.replay;
+  return el("p", { class: "c13-hint" }, `目标 ${data.target}，草稿 ${replay.draft}，k = ${replay.k}，` +
+    `温度 T = ${replay.temperature}，提示 `, promptBox(replay.prompt), `，种子 ${replay.seed}。共 ${replay.rounds.length} 轮。`);
+}
+
+/** Play and pause: {stop, toggle}; playing steps one round every PLAY_INTERVAL_MS (from the start if at the end). */
+function player(state, play, go, total) {
+  function stop() {
+    if (state.timer) clearInterval(state.timer);
+    state.timer = null;
+    play.textContent = "▶ 播放";
+  }
+  function toggle() {
+    if (state.timer) { stop(); return; }
+    if (state.step >= total) go(0);
+    play.textContent = "❚❚ 暂停";
+    state.timer = setInterval(() => {
+      if (state.step < total) go(state.step + 1);
+      if (state.step >= total) stop();
+    }, PLAY_INTERVAL_MS);
+  }
+  return { stop, toggle };
+}
+
+/** The keys on the button group (KEYS): arrows step, Home / End jump (each stops playing), P or space plays. */
+function bindKeys(bar, state, total, go, playback) {
+  bar.addEventListener("keydown", (event) => {
+    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    if (event.key in moves || event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      playback.stop();
+      go(event.key === "Home" ? 0 : event.key === "End" ? total : state.step + moves[event.key]);
+    } else if (event.key === "p" || event.key === "P" || (event.key === " " && event.target === bar)) {
+      event.preventDefault();
+      playback.toggle();
+    }
+  });
+}
+
+/** The running totals after `step` rounds that yielded `tokens`: tokens per target forward (plain decoding: 1). */
+function totalsText(step, total, tokens) {
+  return step === 0 ? `第 0 / ${total} 轮：还没有开始。按“下一轮”。`
+    : `第 ${step} / ${total} 轮 · 已产出 ${tokens} 个 token · 目标前向 ${step} 次 · ` +
+      `每次目标前向 ${(tokens / step).toFixed(2)} 个 token（普通解码永远是 1）`;
+}
+
+/** The buttons that cannot act at this step, marked aria-disabled. */
+function markEnds(buttons, step, total) {
+  // aria-disabled, not disabled: a button that cannot act now keeps the keyboard focus (a disabled one would drop
+  // it to <body>); pressing it does nothing, as go() clamps the step
+  const ends = [["first", step === 0], ["prev", step === 0], ["next", step >= total], ["last", step >= total]];
+  for (const [name, off] of ends) {
+    buttons[name].setAttribute("aria-disabled", off ? "true" : "false");
+  }
+}
+
+/** The round just played: its table and what it yielded; before the first round, what a round is. */
+function showRound(outcome, roundBox, labels, rounds, step, k) {
+  if (step === 0) {
+    fill(outcome, "每一轮：草稿连猜 k 个 token，目标用一次前向把它们全部检查完。");
+    fill(roundBox);
+    return;
+  }
+  const round = rounds[step - 1];
+  fill(roundBox, roundTable(labels, round, step, k));
+  const kind = round.kind === "bonus" ? `${k} 个全部接受，目标那次前向的最后一行分布白送一个 token：`
+    : `在第 ${round.accepted + 1} 个位置被拒，从残差里重抽一个 token：`;
+  fill(outcome, `接受 ${round.accepted} 个。`, kind, token(labels, round.token),
+    `。本轮产出 ${round.yield} 个 token（= 接受的个数 + 1）。`);
+}
+
 export function render(section, data) {
   const replay = data.replay;
   const labels = data.labels;
@@ -86,68 +159,27 @@ export function render(section, data) {
   const motionBlock = section.querySelector(":scope > .c13-verify-block"); // stays: the verify motion (motion.js)
   stash(section, staticChildren(section).filter((c) => c !== motionBlock), "静态版本：整次运行的文字与全部轮次的表");
   const go = (step) => { state.step = Math.max(0, Math.min(total, step)); draw(); };
-  const { bar, buttons } = controlBar(gid, { first: () => go(0), prev: () => go(state.step - 1), toggle: () => toggle(),
-    next: () => go(state.step + 1), last: () => go(total) });
-  const info = el("p", { class: "c13-hint" }, `目标 ${data.target}，草稿 ${replay.draft}，k = ${k}，` +
-    `温度 T = ${replay.temperature}，提示 `, promptBox(replay.prompt), `，种子 ${replay.seed}。共 ${total} 轮。`);
+  const { bar, buttons } = controlBar(gid, { first: () => go(0), prev: () => go(state.step - 1),
+    toggle: () => playback.toggle(), next: () => go(state.step + 1), last: () => go(total) });
+  const playback = player(state, buttons.play, go, total);
+  const info = runInfo(data);
   const keys = el("p", { class: "c13-hint", id: `${gid}-keys`, text: KEYS });
   const totals = el("p", { class: "c13-totals", role: "status" });
   const textBox = fromMarkup(replayText({ replay, labels }));
   const roundBox = el("div", { class: "c13-scroll" });
   const outcome = el("p", { class: "c13-outcome" });
   live.append(info, bar, keys, totals, legend(), textBox, el("h4", { text: "这一轮" }), outcome, roundBox);
-
-  bar.addEventListener("keydown", (event) => {
-    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
-    if (event.key in moves || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      stop();
-      go(event.key === "Home" ? 0 : event.key === "End" ? total : state.step + moves[event.key]);
-    } else if (event.key === "p" || event.key === "P" || (event.key === " " && event.target === bar)) {
-      event.preventDefault();
-      toggle();
-    }
-  });
-
-  function stop() {
-    if (state.timer) clearInterval(state.timer);
-    state.timer = null;
-    buttons.play.textContent = "▶ 播放";
-  }
-  function toggle() {
-    if (state.timer) { stop(); return; }
-    if (state.step >= total) go(0);
-    buttons.play.textContent = "❚❚ 暂停";
-    state.timer = setInterval(() => {
-      if (state.step < total) go(state.step + 1);
-      if (state.step >= total) stop();
-    }, PLAY_INTERVAL_MS);
-  }
+  bindKeys(bar, state, total, go, playback);
 
   function draw() {
     const step = state.step;
     const tokens = rounds.slice(0, step).reduce((sum, r) => sum + r.yield, 0);
-    totals.textContent = step === 0 ? `第 0 / ${total} 轮：还没有开始。按“下一轮”。`
-      : `第 ${step} / ${total} 轮 · 已产出 ${tokens} 个 token · 目标前向 ${step} 次 · ` +
-        `每次目标前向 ${(tokens / step).toFixed(2)} 个 token（普通解码永远是 1）`;
+    totals.textContent = totalsText(step, total, tokens);
     section.dataset.step = String(step);
     section.dataset.tokens = String(tokens);
     showTextUpTo(textBox, replay, labels, step);
-    // aria-disabled, not disabled: a button that cannot act now keeps the keyboard focus (a disabled one would drop
-    // it to <body>); pressing it does nothing, as go() clamps the step
-    for (const [name, off] of [["first", step === 0], ["prev", step === 0], ["next", step >= total], ["last", step >= total]]) {
-      buttons[name].setAttribute("aria-disabled", off ? "true" : "false");
-    }
-    if (step === 0) {
-      fill(outcome, "每一轮：草稿连猜 k 个 token，目标用一次前向把它们全部检查完。");
-      fill(roundBox);
-      return;
-    }
-    const round = rounds[step - 1];
-    fill(roundBox, roundTable(labels, round, step, k));
-    const kind = round.kind === "bonus" ? `${k} 个全部接受，目标那次前向的最后一行分布白送一个 token：`
-      : `在第 ${round.accepted + 1} 个位置被拒，从残差里重抽一个 token：`;
-    fill(outcome, `接受 ${round.accepted} 个。`, kind, token(labels, round.token), `。本轮产出 ${round.yield} 个 token（= 接受的个数 + 1）。`);
+    markEnds(buttons, step, total);
+    showRound(outcome, roundBox, labels, rounds, step, k);
   }
 
   draw();

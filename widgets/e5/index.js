@@ -47,44 +47,14 @@ export function render(section, data) {
   const gid = uid("e5");
   const live = mount(section, "c13-e5");
 
-  const sliders = {};
-  const slider = (key, label, attrs) => {
-    const input = el("input", { type: "range", id: `${gid}-${key}`, ...attrs, value: state[key] });
-    const out = el("output", { for: input.id, id: `${gid}-${key}-out` });
-    input.addEventListener("input", () => {
-      state[key] = Number(input.value);
-      if (key !== "k") state.draft = null;  // α or c moved: no longer a draft's measured values
-      draw();
-    });
-    sliders[key] = { input, out };
-    return el("div", { class: "c13-slider" }, el("label", { for: input.id, text: label }), input, out);
-  };
-  const controls = el("div", { class: "c13-controls c13-e5-sliders" },
-    slider("alpha", "接受率 α", { min: 0, max: 0.99, step: 0.01 }),
-    slider("c", "草稿代价 c", { min: 0, max: 1, step: 0.01 }),
-    slider("k", "每轮草稿数 k", { min: Math.min(...ks), max: Math.max(...ks), step: 1 }));
+  const { controls, sliders } = sliderControls(gid, state, ks, () => draw());
   const choice = costChoice(gid, state, () => draw());
   controls.append(choice.box);
-  const button = (text, onclick) => el("button", { type: "button", class: "md-button c13-small", text, onclick });
-  const presets = el("div", { class: "c13-buttons c13-e5-presets" }, el("span", { class: "c13-hint", text: "用真实数字：" }),
-    drafts.map((d) => button(presetLabel(data.roles[d], d),
-      () => set({ alpha: acc[d].alpha, c: acc[d].c, draft: d, costDraft: d }))),
-    // DeepSeek-V3's acceptance goes with its own c = 0: the lesson's costs
-    Number.isFinite(mtp.low) && button(`DeepSeek-V3（α = ${trim(mtp.low, 2)}，c = 0，k = 1）`,
-      () => set({ alpha: mtp.low, c: 0, k: 1, draft: "mtp", costs: "lesson" })));
-  const yieldOut = el("output", { class: "c13-big", id: `${gid}-yield`, for: `${gid}-alpha ${gid}-k` });
-  const speedOut = el("output", { class: "c13-big", id: `${gid}-speedup`, for: `${gid}-alpha ${gid}-c ${gid}-k` });
-  const speedLabel = el("span");
-  const speedLine = el("p", null, speedLabel, speedOut);
-  const readout = el("div", { class: "c13-readout", "aria-live": "polite" },
-    el("p", null, "每轮期望产出 E[N] = (1 − α", el("sup", { text: "k+1" }), ") / (1 − α) = ", yieldOut, " 个 token"),
-    speedLine);
+  const presets = presetButtons(data, mtp, set);
+  const { readout, yieldOut, speedParts } = readoutBox(gid);
   const noteBox = el("p", { class: "c13-hint c13-e5-note" });
   const figure = el("figure", { class: "c13-fig" });
-  live.append(controls, presets, readout, noteBox, figure,
-    el("p", { class: "c13-hint", text: "c 在我们的模型上的定义：草稿一次前向读的权重 ÷ 目标一次前向读的权重（按参数量）。" +
-      drafts.map((d) => `${data.roles[d]} c = ${acc[d].c.toFixed(3)}`).join("，") + `。下面两张表里的 N 是 ${runs} 次真实运行的实测；` +
-      "两列加速都是这个公式（v = 1）：一列代入公式的 N，一列代入实测的 N。构建机上量出的真实代价和墙钟加速在下一节。" }));
+  live.append(controls, presets, readout, noteBox, figure, costDefinition(data, runs));
 
   function set(values) {
     Object.assign(state, values);
@@ -105,13 +75,66 @@ export function render(section, data) {
     const y = expectedYield(alpha, k);
     yieldOut.textContent = trim(y, 3);
     yieldOut.dataset.value = String(y);
-    showSpeed({ speedLine, speedLabel, speedOut }, state, c, cost);
+    showSpeed(speedParts, state, c, cost);
     fill(noteBox, ...(cost ? costNote(state, cost, acc, data.roles) : [formulaNote(noteText(state, data, mtp))]));
     noteBox.hidden = !noteBox.textContent;
     drawPlot(figure, state, c, cost, data);
   }
   draw();
   section.classList.add("c13-is-live");
+}
+
+/** The sliders α, c and k with their labels and outputs: {controls, sliders}; moving one sets state, then onChange. */
+function sliderControls(gid, state, ks, onChange) {
+  const sliders = {};
+  const slider = (key, label, attrs) => {
+    const input = el("input", { type: "range", id: `${gid}-${key}`, ...attrs, value: state[key] });
+    const out = el("output", { for: input.id, id: `${gid}-${key}-out` });
+    input.addEventListener("input", () => {
+      state[key] = Number(input.value);
+      if (key !== "k") state.draft = null;  // α or c moved: no longer a draft's measured values
+      onChange();
+    });
+    sliders[key] = { input, out };
+    return el("div", { class: "c13-slider" }, el("label", { for: input.id, text: label }), input, out);
+  };
+  const controls = el("div", { class: "c13-controls c13-e5-sliders" },
+    slider("alpha", "接受率 α", { min: 0, max: 0.99, step: 0.01 }),
+    slider("c", "草稿代价 c", { min: 0, max: 1, step: 0.01 }),
+    slider("k", "每轮草稿数 k", { min: Math.min(...ks), max: Math.max(...ks), step: 1 }));
+  return { controls, sliders };
+}
+
+/** The preset buttons: each draft's measured α and c, DeepSeek-V3's reported α when the page has it; set(values). */
+function presetButtons(data, mtp, set) {
+  const acc = data.accounting.drafts;
+  const button = (text, onclick) => el("button", { type: "button", class: "md-button c13-small", text, onclick });
+  return el("div", { class: "c13-buttons c13-e5-presets" }, el("span", { class: "c13-hint", text: "用真实数字：" }),
+    data.drafts.map((d) => button(presetLabel(data.roles[d], d),
+      () => set({ alpha: acc[d].alpha, c: acc[d].c, draft: d, costDraft: d }))),
+    // DeepSeek-V3's acceptance goes with its own c = 0: the lesson's costs
+    Number.isFinite(mtp.low) && button(`DeepSeek-V3（α = ${trim(mtp.low, 2)}，c = 0，k = 1）`,
+      () => set({ alpha: mtp.low, c: 0, k: 1, draft: "mtp", costs: "lesson" })));
+}
+
+/** The readout of E[N] and the speedup: {readout, yieldOut, speedParts (what showSpeed fills)}. */
+function readoutBox(gid) {
+  const yieldOut = el("output", { class: "c13-big", id: `${gid}-yield`, for: `${gid}-alpha ${gid}-k` });
+  const speedOut = el("output", { class: "c13-big", id: `${gid}-speedup`, for: `${gid}-alpha ${gid}-c ${gid}-k` });
+  const speedLabel = el("span");
+  const speedLine = el("p", null, speedLabel, speedOut);
+  const readout = el("div", { class: "c13-readout", "aria-live": "polite" },
+    el("p", null, "每轮期望产出 E[N] = (1 − α", el("sup", { text: "k+1" }), ") / (1 − α) = ", yieldOut, " 个 token"),
+    speedLine);
+  return { readout, yieldOut, speedParts: { speedLine, speedLabel, speedOut } };
+}
+
+/** The hint under the plot: what c is on our models (each draft's), and what the tables' N (of `runs` runs) are. */
+function costDefinition(data, runs) {
+  const acc = data.accounting.drafts;
+  return el("p", { class: "c13-hint", text: "c 在我们的模型上的定义：草稿一次前向读的权重 ÷ 目标一次前向读的权重（按参数量）。" +
+    data.drafts.map((d) => `${data.roles[d]} c = ${acc[d].c.toFixed(3)}`).join("，") + `。下面两张表里的 N 是 ${runs} 次真实运行的实测；` +
+    "两列加速都是这个公式（v = 1）：一列代入公式的 N，一列代入实测的 N。构建机上量出的真实代价和墙钟加速在下一节。" });
 }
 
 /** The speed readout: the lesson's formula, or the formula with the chosen measured costs (none at a k they lack). */

@@ -67,12 +67,85 @@ function running(section, ui, state, on) {
   section.dataset.running = on ? "true" : "false";
 }
 
-export function render(section, data) {
-  const curve = readCurve(section);
+/** The pair the points were drawn from (the prefix's p and the draft's q): p for the figure, pair for the sampler. */
+function samplerPair(curve, data) {
   const entry = data.distributions[curve.prefix];
   const p = decodeProbs(entry.p);
   const q = decodeProbs(entry.q[curve.draft]);
-  const pair = { key: `${curve.prefix}|${curve.draft}`, p: JSON.stringify(p), q: JSON.stringify(q) };
+  return { p, pair: { key: `${curve.prefix}|${curve.draft}`, p: JSON.stringify(p), q: JSON.stringify(q) } };
+}
+
+/** The run button's text: how many points and draws a rerun up to the chosen n takes. */
+function runLabel(ui, curve) {
+  const jobs = jobsUpTo(curve, Number(ui.select.value));
+  ui.run.textContent = `在浏览器里重跑（${jobs.length} 个点，共 ${num(jobs.reduce((s, j) => s + j.n, 0))} 次抽样）`;
+}
+
+/** A rerun begins: every point cleared from the figure and the summary, the progress at 0 of `total` draws. */
+function startRun({ section, data, curve, ui, state, draw }, jobs, total) {
+  state.live = emptyLive(curve);
+  draw();
+  fill(ui.summary);
+  Object.assign(ui.progress, { max: total, value: 0 });
+  ui.summary.dataset.state = "running";
+  running(section, ui, state, true);
+  ui.progressText.textContent = data.python.state === "ready" ? `开始：${jobs.length} 个点` : "等待 Python 抽样器载入……";
+}
+
+/** One point came back: drawn and counted, compared with the offline one, the summary brought up to date. */
+function recordPoint({ curve, ui, state, draw }, job, result, tally) {
+  tally.drawn += job.n;
+  tally.count += 1;
+  state.live[job.scheme][job.s][job.i] = result.tv;
+  if (result.tv === curve.tv[job.scheme][job.s][job.i]) tally.equal += 1;
+  draw();
+  report(ui, state.live, tally.count, tally.equal, performance.now() - tally.started);
+}
+
+/** A rerun ends: the focus goes back to what started it (else the run button) when it would drop to <body>. */
+function endRun({ section, ui, state }, task, trigger) {
+  if (state.task === task) state.task = null;
+  const onCancel = document.activeElement === ui.cancel;
+  running(section, ui, state, false);
+  if (onCancel || !(document.activeElement instanceof HTMLElement) || document.activeElement === document.body) {
+    (trigger instanceof HTMLElement && trigger.isConnected && !trigger.hidden ? trigger : ui.run).focus();
+  }
+}
+
+/** Rerun every point up to n = upto in the Pyodide worker, one after another, with progress; cancellable. */
+async function rerun(run, upto) {
+  const { data, curve, pair, ui, state } = run;
+  const jobs = jobsUpTo(curve, upto);
+  const total = jobs.reduce((s, j) => s + j.n, 0);
+  const trigger = document.activeElement;
+  startRun(run, jobs, total);
+  const tally = { started: performance.now(), drawn: 0, equal: 0, count: 0 };
+  const task = (state.task = data.python.task());
+  try {
+    for (const job of jobs) {
+      const result = await data.python.run({ key: pair.key, p: pair.p, q: pair.q, scheme: job.scheme, seed: job.seed,
+        n: job.n, chunk: Math.min(job.n, CHUNK) }, (m) => {
+        ui.progress.value = tally.drawn + m.done;
+        ui.progressText.textContent = `第 ${tally.count + 1} / ${jobs.length} 个点：` +
+          `已抽 ${num(tally.drawn + m.done)} / ${num(total)} 次`;
+      }, task);
+      recordPoint(run, job, result, tally);
+    }
+    ui.progressText.textContent = `完成：${jobs.length} 个点，${num(total)} 次抽样。`;
+    ui.summary.dataset.state = "done";
+  } catch (err) {
+    ui.progressText.textContent = err.cancelled
+      ? `${cancelledNote(data.python).replace("已取消。", `已取消（算完 ${tally.count} 个点）。`)}`
+      : `运行失败：${err.message}`;
+    ui.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
+  } finally {
+    endRun(run, task, trigger);
+  }
+}
+
+export function render(section, data) {
+  const curve = readCurve(section);
+  const { p, pair } = samplerPair(curve, data);
   let figure = section.querySelector("#tv-curve");
   if (!figure) throw new Error("tv: the page has no static figure #tv-curve");
   const state = { live: emptyLive(curve), running: false };
@@ -84,66 +157,16 @@ export function render(section, data) {
     figure.replaceWith(fresh);
     figure = fresh;
   };
-  const label = () => {
-    const jobs = jobsUpTo(curve, Number(ui.select.value));
-    ui.run.textContent = `在浏览器里重跑（${jobs.length} 个点，共 ${num(jobs.reduce((s, j) => s + j.n, 0))} 次抽样）`;
-  };
+  const run = { section, data, curve, pair, ui, state, draw };
+  const label = () => runLabel(ui, curve);
   ui.select.addEventListener("change", label);
   ui.cancel.addEventListener("click", () => state.task?.cancel());
   ui.run.addEventListener("click", () => {
-    if (!state.running) rerun(Number(ui.select.value));
+    if (!state.running) rerun(run, Number(ui.select.value));
   });
-
-  const setRunning = (on) => running(section, ui, state, on);
-
-  async function rerun(upto) {
-    const jobs = jobsUpTo(curve, upto);
-    const total = jobs.reduce((s, j) => s + j.n, 0);
-    const trigger = document.activeElement;
-    state.live = emptyLive(curve);
-    draw();
-    fill(ui.summary);
-    Object.assign(ui.progress, { max: total, value: 0 });
-    ui.summary.dataset.state = "running";
-    setRunning(true);
-    ui.progressText.textContent = data.python.state === "ready" ? `开始：${jobs.length} 个点` : "等待 Python 抽样器载入……";
-    const started = performance.now();
-    let drawn = 0;
-    let equal = 0;
-    let count = 0;
-    const task = (state.task = data.python.task());
-    try {
-      for (const job of jobs) {
-        const result = await data.python.run({ key: pair.key, p: pair.p, q: pair.q, scheme: job.scheme, seed: job.seed,
-          n: job.n, chunk: Math.min(job.n, CHUNK) }, (m) => {
-          ui.progress.value = drawn + m.done;
-          ui.progressText.textContent = `第 ${count + 1} / ${jobs.length} 个点：已抽 ${num(drawn + m.done)} / ${num(total)} 次`;
-        }, task);
-        drawn += job.n;
-        count += 1;
-        state.live[job.scheme][job.s][job.i] = result.tv;
-        if (result.tv === curve.tv[job.scheme][job.s][job.i]) equal += 1;
-        draw();
-        report(ui, state.live, count, equal, performance.now() - started);
-      }
-      ui.progressText.textContent = `完成：${jobs.length} 个点，${num(total)} 次抽样。`;
-      ui.summary.dataset.state = "done";
-    } catch (err) {
-      ui.progressText.textContent = err.cancelled ? `${cancelledNote(data.python).replace("已取消。", `已取消（算完 ${count} 个点）。`)}`
-        : `运行失败：${err.message}`;
-      ui.summary.dataset.state = err.cancelled ? "cancelled" : "failed";
-    } finally {
-      if (state.task === task) state.task = null;
-      const onCancel = document.activeElement === ui.cancel;
-      setRunning(false);
-      if (onCancel || !(document.activeElement instanceof HTMLElement) || document.activeElement === document.body) {
-        (trigger instanceof HTMLElement && trigger.isConnected && !trigger.hidden ? trigger : ui.run).focus();
-      }
-    }
-  }
 
   label();
   draw();
-  setRunning(false);
+  running(section, ui, state, false);
   section.classList.add("c13-is-live");
 }
