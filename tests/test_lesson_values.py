@@ -25,23 +25,13 @@ def d(data):
     return copy.deepcopy(data)
 
 
-def context(data, measured="none"):
-    """build_context over `data` with no measured.json (measured="none") or the committed one ("committed")."""
+def context(data, monkeypatch, tmp_path, measured="none"):
+    """build_context over `data` with no measured.json (measured="none": c13.json is taken to live in an empty
+    folder) or with the committed one beside it ("committed")."""
     from generator.pages.context import build_context
     from generator.pages.data_file import DEFAULT_DATA
-    import os
-    env = os.environ.get("C13_DATA")
-    try:
-        if measured == "none":
-            os.environ["C13_DATA"] = "/nonexistent/c13.json"  # measured.json is looked up beside it: none there
-        else:
-            os.environ["C13_DATA"] = str(DEFAULT_DATA)
-        return build_context(data) | {"qa_contact": "—"}
-    finally:
-        if env is None:
-            os.environ.pop("C13_DATA", None)
-        else:
-            os.environ["C13_DATA"] = env
+    monkeypatch.setenv("C13_DATA", str(tmp_path / "c13.json" if measured == "none" else DEFAULT_DATA))
+    return build_context(data) | {"qa_contact": "—"}
 
 
 def render(ctx):
@@ -58,15 +48,16 @@ def test_at_most_half_the_statements_remain_and_no_set_computes():
     assert kept <= {"caption", "drove_batching", "drove_speculation", "drove_self_drafting", "drove_quantization"}
 
 
-def test_every_named_value_is_read_by_the_template(data):
+def test_every_named_value_is_read_by_the_template(data, monkeypatch, tmp_path):
     source = TEMPLATE.read_text(encoding="utf-8")
-    unused = [name for name in lesson_values.values(context(data)) if not re.search(rf"\b{name}\b", source)]
+    named = lesson_values.values(context(data, monkeypatch, tmp_path))
+    unused = [name for name in named if not re.search(rf"\b{name}\b", source)]
     assert unused == [], f"lesson_values.py names values no template reads: {unused}"
 
 
-def test_the_named_values_follow_the_data(data):
+def test_the_named_values_follow_the_data(data, monkeypatch, tmp_path):
     small, large = drafts_by_size(data)
-    ctx = context(data)
+    ctx = context(data, monkeypatch, tmp_path)
     main = data["replay"]["prompt"]
     off = data["offline"]["results"][main][small]
     assert ctx["replay_k"] == data["replay"]["k"] and ctx["k_max"] == max(data["constants"]["ks"])
@@ -151,10 +142,10 @@ def test_the_evolution_map_marks_this_lesson_once_and_takes_every_number():
         evolution.evolution_map(**numbers, extra="x")
 
 
-def test_every_inline_wording_renders_both_ways(data):
+def test_every_inline_wording_renders_both_ways(data, monkeypatch, tmp_path):
     """Each `[[ a if … else b ]]` of the template, rendered on the data's side and then on the other."""
-    committed = render(context(data, "committed"))
-    ctx = context(data, "committed")
+    committed = render(context(data, monkeypatch, tmp_path, "committed"))
+    ctx = context(data, monkeypatch, tmp_path, "committed")
     mc = ctx["measured"]
     assert mc and mc["usable"], "the committed measured.json is needed to render the measured sentences"
     ctx["same_size"] = not ctx["same_size"]
@@ -187,9 +178,9 @@ def test_every_inline_wording_renders_both_ways(data):
     assert times(mc["summary"]["max_measured"]) in flipped
 
 
-def test_every_named_value_says_what_it_is(data):
+def test_every_named_value_says_what_it_is(data, monkeypatch, tmp_path):
     from generator.pages.context_info import describe
-    named = lesson_values.values(context(data))
+    named = lesson_values.values(context(data, monkeypatch, tmp_path))
     assert sorted(named) == sorted(lesson_values.ABOUT)
     listed = {v["name"]: v["where"] for v in describe(data)["variables"]}
     # a value that is a part of c13.json is named by its path there; the others by their line in ABOUT

@@ -12,6 +12,7 @@ registers them as `claims` (generator/pages/context.py).
 import unicodedata
 
 from .formats import fixed, prob
+from .measured import measured_row
 from ..speedup import best_k, speedup
 
 # The naive scheme's acceptance Σ p·q: below this everywhere it is "小得可怜" (the threshold the page used before).
@@ -215,8 +216,7 @@ class Claims:
         }[out["best"]["larger"]]
         out["wall"] = None
         if self.measured:
-            rows = {d: next(r for r in self.measured["by_draft"][d]["rows"] if r["k"] == self.k_max)
-                    for d in self.drafts}
+            rows = {d: measured_row(self.measured["by_draft"][d], self.k_max) for d in self.drafts}
             out["wall"] = order(rows[self.large]["measured"]["median"], rows[self.small]["measured"]["median"],
                                 "times")
         return out

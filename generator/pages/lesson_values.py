@@ -7,6 +7,7 @@ made (generator/pages/context.py), so they can use its drafts by size and its me
 import math
 
 from .evolution import evolution_map, here_position
+from .measured import measured_row
 from .papers_table import papers_rows
 
 # The label of the lesson's formula in a speed figure's title (formats.speed): c taken as the parameter ratio.
@@ -80,11 +81,6 @@ ABOUT = {
     "roof_read": "claims.build_read(): the build machine's read time of the target's weights",
     **{name: f"{paper}: {what}" for name, paper, what in REPORTED},
 }
-
-
-def measured_row(by_draft, k):
-    """A timed draft's row at k (measured.json through measured.py: by_draft → DRAFT → rows), or None."""
-    return next((r for r in by_draft["rows"] if r["k"] == k), None)
 
 
 def tv_falls(curve, means):

@@ -131,6 +131,11 @@ def _context(measured, data, path):
     }
 
 
+def measured_row(by_draft, k):
+    """A timed draft's row at k (an entry of the context's by_draft), or None when k was not timed."""
+    return next((r for r in by_draft["rows"] if r["k"] == k), None)
+
+
 def where(machine):
     """Where the build machine's speed figures come from, for their titles (formats.speed): the machine and the
     engine for the formula with measured costs, and the date too for the wall clock."""
