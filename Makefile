@@ -31,8 +31,8 @@ models: setup                ## load, validate and report the committed models
 data: setup                  ## gen_c13_precomputed: recompute precomputed/c13.json from the models
 	$(PY) -m generator data
 
-measure: setup               ## time the real models on this machine into precomputed/measured.json (a few minutes)
-	$(PY) -m generator measure
+measure: setup               ## time the real models on this machine into precomputed/measured.json (a few minutes): QUICK=1 REPEATS=n
+	$(PY) -m generator measure $(if $(QUICK),--quick) $(if $(REPEATS),--repeats $(REPEATS))
 
 check: setup                 ## exit 1 when precomputed/c13.json no longer matches its inputs or was edited by hand
 	$(PY) -m generator check

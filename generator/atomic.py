@@ -1,4 +1,6 @@
-"""Write files so that a failed run never leaves a half-written one behind."""
+"""Write files so that a failed run never leaves a half-written one behind, and never into what a command did not
+make."""
+import fcntl
 import json
 import os
 import shutil
@@ -77,3 +79,39 @@ def write_together(files):
         raise
     for old in kept.values():
         os.unlink(old)
+
+
+def foreign_output(out, ours, marker, loses):
+    """Why a command must not write into the folder `out` (None when it may): it is a file, a repository, or a folder
+    that is neither empty nor one the command made (ours(out) says: it holds the command's marker file, for one).
+    loses: what the folder would lose."""
+    try:
+        if not out.exists():
+            return None
+        if not out.is_dir():
+            return "is a file, not a folder"
+        if (out / ".git").exists():
+            return f"holds .git (a repository), and {loses}"
+        if ours(out) or not any(out.iterdir()):
+            return None
+        return f"holds files this command did not write (it holds no {marker}), and {loses}"
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+
+
+def remove_unheld(folders, marker, before_removal=None):
+    """Remove those of `folders` that a killed run left: each holding the file `marker`, which no running process
+    holds locked (a running one keeps it locked with flock); nothing else. before_removal(folder) runs under the lock
+    first (the build puts back a site it had moved aside)."""
+    for folder in folders:
+        lock = folder / marker
+        if folder.is_symlink() or not lock.is_file():
+            continue
+        try:
+            with open(lock, "rb") as f:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: a running process holds it
+                if before_removal is not None:
+                    before_removal(folder)
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # held by a running process, or it cannot be removed: left as it is

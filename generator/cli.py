@@ -6,6 +6,7 @@ from pathlib import Path
 
 from . import contract
 from .errors import InputError, SettingError
+from .watch import DataWatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -28,7 +29,9 @@ def announce_output(out):
 def cmd_train(args):
     from .data.settings import PROMPTS
     from .models.train import Recipe, train_all
+    from .models.output import check_out
     recipe = Recipe() if args.steps is None else Recipe(steps=args.steps)
+    check_out(args.out)  # a file, a repository or a folder of other files: refused before it says where it writes
     announce_output(args.out)
     card = train_all(args.corpus, args.out, recipe, prompts=PROMPTS, force=args.force)
     for name, m in card["models"].items():
@@ -78,7 +81,7 @@ def cmd_data(args):
     g = data["greedy"]
     print(f"greedy identity: {g['identical']}/{g['total']} runs equal the target's own greedy output")
     for draft, d in data["accounting"]["drafts"].items():
-        row = d["rows"][3]
+        row = next(r for r in d["rows"] if r["k"] == data["constants"]["lesson_k"])  # the lesson's k: any k.max
         print(f"{draft:>12}: c = {d['c']:.3f}; k = {row['k']}: {row['tokens_per_target_forward']:.2f} tokens "
               f"per target forward (formula {row['formula']:.2f}, α = {row['acceptance_rate']:.3f}); "
               f"best k = {d['best_k']} ({d['best_speedup']:.2f}×)")
@@ -109,23 +112,24 @@ def what_is_stale(path, models, precomputed):
 
 
 def warn_stale_measured(data_path, log=None, data=None):
-    """A warning naming measured.json and `make measure` when the timings beside c13.json are of other models: the
-    page then shows them as stale. Returns the stale inputs (empty when it is fresh or absent). data: c13.json's
-    content when the caller has loaded it already."""
+    """A warning naming measured.json and `make measure` when the timings beside c13.json are of other models (or of
+    other k): the page then shows them as stale. Returns the stale inputs (empty when it is fresh or absent). data:
+    c13.json's content when the caller has loaded it already."""
     from .pages.data_file import DataError
-    from .pages.measured import MEASURE_COMMAND, measured_file, read_measured, stale_inputs
+    from .pages.measured import MEASURE_COMMAND, measured_file, read_measured, stale_inputs, stale_words
     log = log or (lambda line: print(line, file=sys.stderr))
     path = measured_file(data_path)
     try:
         measured = read_measured(path)
-        stale = [] if measured is None else stale_inputs(measured, data or contract.load(data_path))
+        data = None if measured is None else data or contract.load(data_path)
+        stale = [] if measured is None else stale_inputs(measured, data)
     except (DataError, InputError):
         return []  # a corrupt file is the build's to refuse, named with its field; a warning has nothing to add
     if stale:
         shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        log(f"warning: {shown} timed other models than {Path(data_path).name} describes "
-            f"({', '.join(stale)} changed since): the page shows its timings as stale and combines none of them with "
-            f"the new figures; run `{MEASURE_COMMAND}` (a few minutes) to time these models")
+        log(f"warning: {shown} {stale_words(measured, data, stale, Path(data_path).name)['en']}: "
+            f"the page shows its timings as stale and combines none of them with the new figures; run "
+            f"`{MEASURE_COMMAND}` (a few minutes) to time these models")
     return stale
 
 
@@ -155,8 +159,9 @@ def must_regenerate(path, models, precomputed):
     return changed
 
 
-def fresh_data(models, precomputed, progress=True, log=print):
-    """The path of an up-to-date c13.json: checked, and regenerated when stale or missing (must_regenerate)."""
+def fresh_data(models, precomputed, progress=True, log=print, regenerate=None):
+    """The path of an up-to-date c13.json: checked, and regenerated when stale or missing (must_regenerate).
+    regenerate: how, returning its seconds (the preview's DataWatcher.in_child); default this process."""
     path = Path(precomputed) / "c13.json"
     changed = must_regenerate(path, models, precomputed)
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
@@ -166,7 +171,10 @@ def fresh_data(models, precomputed, progress=True, log=print):
     log(f"{shown} must be regenerated; changed since it was made:")
     for name in changed:
         log(f"  - {name}")
-    _, seconds = run_data_stage(models, precomputed, path, progress=progress)
+    if regenerate is not None:
+        seconds = regenerate()
+    else:
+        _, seconds = run_data_stage(models, precomputed, path, progress=progress)
     log(f"regenerated {shown} in {seconds:.1f} s")
     return path
 
@@ -183,59 +191,30 @@ def cmd_build(args):
     report(build(data, args.out))
 
 
-class DataWatcher:
-    """For the preview: c13.json kept fresh while it runs. Every `every` seconds it asks what_is_stale, and when an
-    input changed (a model, a hand-written input, the generator's code) it regenerates c13.json; the preview server
-    sees the new file and rebuilds the pages. A failed regeneration is reported and leaves the last good file."""
-
-    def __init__(self, models, precomputed, log=print, regenerate=None, every=2.0):
-        self.models, self.precomputed, self.log, self.every = models, precomputed, log, every
-        self.path = Path(precomputed) / "c13.json"
-        self.regenerate = regenerate or (lambda: run_data_stage(models, precomputed, self.path, progress=False))
-        self.failed = None  # the inputs a regeneration failed on: not retried until they change again
-
-    def check_once(self):
-        """Regenerate when stale (must_regenerate, as `make site` decides); returns what changed (empty when fresh).
-        A refused c13.json (edited by hand, a bad field) is reported once and left as it is."""
-        try:
-            changed = must_regenerate(self.path, self.models, self.precomputed)
-        except InputError as e:
-            if [str(e)] != self.failed:
-                self.failed = [str(e)]
-                self.log(f"preview: {e}; the pages keep showing it as it is")
-            return [str(e)]
-        if not changed or changed == self.failed:
-            return changed
-        self.log(f"preview: {self.path.name} must be regenerated ({', '.join(changed)} changed); regenerating…")
-        try:
-            self.regenerate()
-        except (InputError, SettingError) as e:
-            self.failed = changed
-            self.log(f"preview: regeneration failed, the pages keep the last good data: {e}")
-            return changed
-        self.failed = None
-        self.log(f"preview: regenerated {self.path.name}; the pages rebuild")
-        return changed
-
-    def start(self):
-        import threading
-
-        def loop():
-            while True:
-                time.sleep(self.every)
-                self.check_once()
-        threading.Thread(target=loop, name="c13-data-watcher", daemon=True).start()
-
-
 def cmd_preview(args):
     """make preview: fresh data first, then the live server, with c13.json regenerated whenever its inputs change."""
-    from .pages.preview import serve_preview
-    data = fresh_data(args.models, args.precomputed, progress=not args.quiet)
-    warn_stale_measured(data)
-    DataWatcher(args.models, args.precomputed).start()
-    print(f"preview: http://127.0.0.1:{args.port}/ — pages rebuild and reload as docs/, widgets/ or the data change; "
-          "Ctrl-C stops it")
-    serve_preview(data, port=args.port, docs=args.docs)
+    import signal
+
+    from .pages.preview import check_port, serve_preview
+    check_port(args.port)  # a second preview on the same port: said now, before any regeneration
+    watcher = DataWatcher(args.models, args.precomputed)
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)  # `kill` ends it as Ctrl-C does: the child regeneration with it
+    try:
+        data = fresh_data(args.models, args.precomputed, progress=not args.quiet,
+                          regenerate=lambda: watcher.in_child(progress=not args.quiet))
+        warn_stale_measured(data)
+        watcher.start()
+        print(f"preview: http://127.0.0.1:{args.port}/ — pages rebuild and reload as docs/, widgets/ or the data "
+              "change; Ctrl-C stops it")
+        serve_preview(data, port=args.port, docs=args.docs)
+    except KeyboardInterrupt:
+        print("preview: stopped", file=sys.stderr)
+        return 130
+    finally:
+        watcher.stop()
 
 
 def cmd_serve(args):
@@ -254,10 +233,13 @@ def cmd_context(args):
     import os
 
     from .pages.context_info import describe, text
-    from .pages.data_file import load_data
+    from .pages.data_file import DataError, load_data
     path = Path(args.data).resolve()
     os.environ["C13_DATA"] = str(path)  # measured.json is read beside it, as the build does
-    listing = describe(load_data(path))
+    try:
+        listing = describe(load_data(path))
+    except DataError as e:  # the build's error (a MkDocs PluginError): here one line and exit 2, as any bad input
+        raise e.for_command_line(path) from None
     try:
         print(json.dumps(listing, ensure_ascii=False, indent=1) if args.json else text(listing))
     except BrokenPipeError:  # piped into head: the reader has seen what it wanted

@@ -92,7 +92,8 @@ def verify_digest(data, path):
         raise InputError(path, DIGEST, f"is missing: this file was not written by the generator; {REGENERATE}")
     if recorded != content_digest(data):
         raise InputError(path, DIGEST, f"does not match the content: the file was edited by hand after it was "
-                                       f"generated; {REGENERATE}")
+                                       f"generated; {REGENERATE}, which discards the edit (change the inputs "
+                                       f"instead: precomputed/lesson.toml, the models), or undo the edit")
 
 
 # ---------------------------------------------------------------------------------------------

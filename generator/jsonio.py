@@ -31,6 +31,8 @@ def read_json(path, what, fix=None):
     """The parsed JSON object at path; `what` says in the message what the file is for, `fix` what to do."""
     path = Path(path)
     advice = f"; {fix}" if fix else ""
+    if path.is_dir():  # regenerating cannot help: the path names a folder
+        raise InputError(path, None, f"{what} should be a file, but this is a folder: name the JSON file itself")
     if not path.is_file():
         raise InputError(path, None, f"{what} is missing{advice}")
     try:

@@ -141,3 +141,15 @@ def test_float16_error_is_zero_for_weights_float16_holds_exactly(tiny_family):
     result = float16_error(exact, [list(range(1, 20))])
     assert result == {"max_abs_dp": 0.0, "positions": 3 * 19, "argmax_agree": 3 * 19}
     assert float16_error(models, [list(range(1, 20))])["max_abs_dp"] > 0
+
+
+def test_float16_error_runs_both_twins_in_float64(tiny_family, monkeypatch):
+    """Only the weights' rounding may show, not the order in which a CPU's float32 kernels sum (they moved the
+    4th printed digit between machines): the float32 weights and their float16 twin both run in float64."""
+    from generator.models.checkpoint import load_family
+    from generator.models.model import GPT
+    _, models = load_family(tiny_family)
+    seen, forward = [], GPT.forward
+    monkeypatch.setattr(GPT, "forward", lambda self, *args, **kw: seen.append(forward(self, *args, **kw)) or seen[-1])
+    float16_error(models, [list(range(1, 20))])
+    assert seen and {logits.dtype for logits in seen} == {torch.float64}

@@ -119,3 +119,22 @@ def test_a_broken_set_up_is_reported_not_waited_for():
     jobs = SharedJobs(f"{__name__}:no_such_setup", (), workers=1)
     with pytest.raises(JobFailed, match="the worker's set-up.*\n(?s:.*)no_such_setup"):
         jobs.run(("main", os.getpid()), [(x, square, (x,)) for x in range(400)])
+
+
+def refuse_in_worker(state, report, x, folder):
+    """A setting the worker refuses (as the replay refuses a lesson.toml whose seeds give no full round)."""
+    both_take_one(state, folder)
+    if state[0] == "worker":
+        from generator.errors import InputError
+        raise InputError("lesson.toml", "replay.max_tries", f"is 1: job {x} found no seed")
+    time.sleep(0.2)
+    return x
+
+
+def test_a_setting_refused_in_the_worker_is_its_message_not_a_traceback(tmp_path):
+    from generator.errors import SettingError
+    jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
+    with pytest.raises(SettingError) as e:
+        jobs.run(("main", os.getpid()), [(x, refuse_in_worker, (x, tmp_path)) for x in range(50)])
+    assert str(e.value).startswith("lesson.toml: replay.max_tries: is 1: job ") and "Traceback" not in str(e.value)
+    assert not jobs.process.is_alive()

@@ -40,7 +40,7 @@ def test_the_committed_file_gives_every_setting():
     ("[display]\n", "[display]\ncolour = 3\n", "display.colour", "is not a setting of the lesson"),
     ("[e6]\n", "[e7]\n", "e7", "is not a setting of the lesson"),
     ("[alpha_positions]", "[spread]", "spread", "was renamed [alpha_positions]"),
-    ("max = 8 ", "max = 0 ", "k.max", "from 1 to 16, got 0"),
+    ("max = 8 ", "max = 0 ", "k.max", "from 2 to 16, got 0"),
     ("lesson = 4 ", "lesson = 9 ", "k.lesson", "beyond k.max = 8"),
     ("greedy = [2, 4]", "greedy = [4, 2]", "k.greedy", "ascending"),
     ("n = 200000", "n = 2.5", "offline.n", "whole number"),
@@ -77,7 +77,7 @@ CHANGES = {  # old text → new text in lesson.toml; every one shows on the page
     'prompts = ["孔明曰：「", "卻說曹操", "玄德曰：「", "次日，"]': 'prompts = ["卻說曹操", "次日，", "孔明曰：「"]',
     "max = 8 ": "max = 5 ", "lesson = 4 ": "lesson = 3 ", "greedy = [2, 4]": "greedy = [3]",
     "seeds = [1, 2, 3]": "seeds = [5, 6]", "n = 200000": "n = 20000",
-    "ns = [100, 1000, 10000, 100000, 1000000]": "ns = [100, 3000, 90000]",
+    "ns = [100, 1000, 10000, 100000, 1000000]": "ns = [100, 3000, 90000, 900000]",
     "top_n = 12 ": "top_n = 9 ", "live_sizes = [10000, 100000]": "live_sizes = [5000, 50000]",
     "new_tokens = [16, 32, 64, 96]": "new_tokens = [16, 40]",
 }
@@ -113,7 +113,7 @@ def test_changing_the_settings_there_alone_changes_the_data(changed_site):
     assert c["ks"] == [1, 2, 3, 4, 5] and c["lesson_k"] == 3 and c["greedy_ks"] == [3]
     assert data["replay"]["k"] == 3 and data["anchor"]["positions_verified"] == 4
     assert data["accounting"]["seeds"] == [5, 6] and data["offline"]["n"] == 20_000
-    assert data["tv_curve"]["ns"] == [100, 3000, 90_000]
+    assert data["tv_curve"]["ns"] == [100, 3000, 90_000, 900_000]
     assert c["top_n"] == 9 and c["e2_live_sizes"] == [5000, 50_000] and c["e6_new_tokens"] == [16, 40]
 
 

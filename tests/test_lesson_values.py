@@ -157,9 +157,12 @@ def test_every_inline_wording_renders_both_ways(data, monkeypatch, tmp_path):
                          below_prediction=mc["summary"]["rows"] - mc["summary"]["below_prediction"])
     small = ctx["small_draft"]
     row = ctx["row"](small, ctx["replay_k"])
+    why = ctx["claims"].measured_best(small)
     ctx["measured_best_notes"] = [
-        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": True},
-        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": False}]
+        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": True,
+         "why": dict(why, row=row, inside=True)},
+        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": False,
+         "why": dict(why, row=row, inside=False)}]
     flipped = render(ctx)
     pairs = [("一样大，差别只是抽样噪声。", "并不一样大——按理论不该如此"),
              ("一次都没有差别。", "次不同——按理论这不该发生"),

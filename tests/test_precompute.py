@@ -314,3 +314,24 @@ def test_the_stages_bar_moves_with_each_stage_by_its_weight(capsys):
     bar.close()
     shown = capsys.readouterr().err
     assert "100%" in shown and "2/2 jobs, last: greedy identity" in shown
+
+
+def test_inputs_saved_while_the_data_stage_runs_are_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """Figures are recorded only against the inputs they came from: a lesson.toml saved after this process read its
+    settings, or any input changed after it was hashed, stops the write and names the file."""
+    from generator.data import precompute
+    from generator.data.provenance import input_hashes
+    from generator.errors import SettingError
+    pre = tmp_path / "pre"
+    shutil.copytree(PRECOMPUTED, pre)
+    hashes = input_hashes(MODELS, pre)
+    monkeypatch.setattr(precompute, "LESSON_SHA256", hashes["precomputed/lesson.toml"])
+    precompute.unchanged_since(hashes, MODELS, pre)  # nothing changed: nothing said
+    monkeypatch.setattr(precompute, "LESSON_SHA256", "0" * 64)  # read before an author's save, hashed after it
+    with pytest.raises(SettingError, match=r"^precomputed/lesson.toml changed while the data stage ran"):
+        precompute.unchanged_since(hashes, MODELS, pre)
+    monkeypatch.setattr(precompute, "LESSON_SHA256", hashes["precomputed/lesson.toml"])
+    papers = pre / "papers.json"
+    papers.write_text(papers.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # saved while the jobs ran
+    with pytest.raises(SettingError, match=r"^precomputed/papers.json changed while the data stage ran"):
+        precompute.unchanged_since(hashes, MODELS, pre)

@@ -80,6 +80,9 @@ def test_a_page_left_out_of_the_nav_fails_the_build(project, old_site):
     ('<script src="//cdn.example.org/x.js"></script>', "<script src> //cdn.example.org/x.js"),
     ('<link rel="stylesheet" href="http://example.org/x.css">', "<link href> http://example.org/x.css"),
     ('<iframe src="https://example.org/demo"></iframe>', "<iframe src> https://example.org/demo"),
+    ('<script>fetch("https://example.org/data.json")</script>', "<script> https://example.org/data.json"),
+    ('<meta http-equiv="refresh" content="0;url=https://example.org/">',
+     "<meta http-equiv=refresh> https://example.org/"),
 ])
 def test_a_page_loading_anything_from_another_origin_fails_the_build(project, old_site, snippet, loaded):
     page = project / "docs" / "provenance.md"
@@ -87,6 +90,20 @@ def test_a_page_loading_anything_from_another_origin_fails_the_build(project, ol
     message = refused(project, old_site)
     assert str(page) in message and loaded in message and "another origin" in message
     assert "\n" not in message
+
+
+def test_inline_script_and_refresh_addresses_are_found_and_namespaces_are_not():
+    from generator.pages.build import Loaded
+    parser = Loaded()
+    parser.feed("<script type=module>const m = await import('//cdn.example.org/m.js');\n"
+                "document.createElementNS('http://www.w3.org/2000/svg', 'svg'); fetch('./local.json')</script>"
+                '<script type="application/json">{"home": "https://example.org/"}</script>'
+                '<button onclick="new WebSocket(`wss://example.org/s`)">b</button>'
+                "<meta http-equiv=Refresh content=\"5; URL='//example.org/next'\">"
+                "<meta http-equiv=refresh content=3><meta http-equiv=refresh content='0; https://example.org/bare'>")
+    assert parser.found == [("<script>", "//cdn.example.org/m.js"), ("<button onclick>", "wss://example.org/s"),
+                            ("<meta http-equiv=refresh>", "//example.org/next"),
+                            ("<meta http-equiv=refresh>", "https://example.org/bare")]
 
 
 def test_plain_links_to_papers_are_fine(project, tmp_path):

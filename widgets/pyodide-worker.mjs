@@ -6,7 +6,8 @@
 // and imports them (widgets/py/load.mjs). Each request below is a call of c13_worker.py.
 //
 // Messages from the page:
-//   {type: "init", indexURL, samplerURL, warmup}              once, first; warmup: {key, p, q, rounds} or null
+//   {type: "init", indexURL, samplerURL, warmup, stallMs}     once, first; warmup: {key, p, q, rounds} or null;
+//                                                             stallMs: the page's watchdog (sets the heartbeat's pace)
 //   {type: "round", id, key, p, q, scheme, seed, index}       round number `index` of the stream random.Random(seed)
 //   {type: "run", id, key, p, q, scheme, seed, n, chunk}      sampler.run_chunks, reporting after each chunk
 //   {type: "e6-run", id, …} / {type: "e6-cancel"}             E6, handled by e6/engine.mjs (imported on first use)
@@ -16,6 +17,8 @@
 // Messages to the page:
 //   {type: "step", step, detail}       loading steps: "loader", "runtime", "sampler"
 //   {type: "bytes", file, bytes}       loading: bytes of a file received so far (progress; feeds the page's watchdog)
+//   {type: "alive", waiting, waitedMs} loading: the heartbeat, while this thread is free to send it: the files it is
+//                                      waiting on from the network, and for how long nothing at all has come in
 //   {type: "ready", version, ms}       Pyodide and the sampler are loaded
 //   {type: "warmup", ms, rounds, stopped}  the warm-up after "ready" ended (stopped: a run came first)
 //   {type: "failed", step, message}    loading failed
@@ -49,6 +52,49 @@ self.c13StdlibMembers = () => call("c13_stdlib_members").split("\n");
 const loading = { on: false, step: "loader", failed: false };
 const BYTES_EVERY_MS = 200;
 
+// The page's watchdog (python-host.js) must tell a start stalled on the network from one that is only slow: on a
+// slow device Pyodide compiles its WebAssembly and starts Python for a minute or more without a step or a byte. So
+// while loading, every wait on the network is recorded (a fetch until its answer comes, then each read of its body,
+// and the imports of pyodide.mjs and pyodide.asm.mjs), and a heartbeat says which files are awaited and how long
+// nothing at all has come in. A heartbeat that says "waiting, nothing for the watchdog's bound" is a network stall;
+// a worker busy on its own (compiling, starting Python: no wait, or no heartbeat while its thread computes) is not.
+const net = { waits: new Map(), next: 1, quietSince: 0, beat: null };
+
+/** A wait on the network for `file` begins; the function returned ends it (something came in). */
+function awaitNetwork(file) {
+  const id = net.next++;
+  if (net.waits.size === 0) net.quietSince = performance.now();
+  net.waits.set(id, file);
+  return () => {
+    net.waits.delete(id);
+    net.quietSince = performance.now();
+  };
+}
+
+/** `promise` (an import) counted as a wait on the network for `file` until it settles. */
+async function fromNetwork(file, promise) {
+  const end = awaitNetwork(file);
+  try {
+    return await promise;
+  } finally {
+    end();
+  }
+}
+
+function heartbeat(stallMs) {
+  const every = Math.min(1000, Math.max(50, (Number(stallMs) > 0 ? Number(stallMs) : 45_000) / 10));
+  let last = performance.now();
+  net.beat = setInterval(() => {
+    const now = performance.now();
+    // a late beat: this thread was busy (Python starting), and what arrived meanwhile could not be read yet; that
+    // time is not the network's
+    net.quietSince = Math.min(now, net.quietSince + Math.max(0, now - last - 2 * every));
+    last = now;
+    const waiting = [...new Set(net.waits.values())];
+    post({ type: "alive", waiting, waitedMs: waiting.length ? now - net.quietSince : 0 });
+  }, every);
+}
+
 function post(message) {
   self.postMessage(message);
 }
@@ -74,11 +120,14 @@ function watchFetches() {
     const file = decodeURIComponent(new URL(url, self.location.href).pathname.split("/").pop());
     if (!loading.on) return realFetch(input, init);
     let response;
+    const answered = awaitNetwork(file);
     try {
       response = await realFetch(input, init);
     } catch (err) {
       failLoading(`${file}: ${describe(err)}`);
       throw err;
+    } finally {
+      answered();
     }
     if (!response.ok) {
       failLoading(`${file}: HTTP ${response.status}`);
@@ -87,16 +136,33 @@ function watchFetches() {
     if (!response.body) return response;
     let got = 0;
     let last = 0;
-    const counter = new TransformStream({
-      transform(chunk, controller) {
-        got += chunk.byteLength;
+    const reader = response.body.getReader();
+    // read ahead by one chunk (the default high-water mark): a read waits on the network only while the reader of
+    // this body wants more, so a consumer that pauses is not taken for a stalled network
+    const counted = new ReadableStream({
+      async pull(controller) {
+        const arrived = awaitNetwork(file);
+        let chunk;
+        try {
+          chunk = await reader.read();
+        } finally {
+          arrived();
+        }
+        if (chunk.done) {
+          post({ type: "bytes", file, bytes: got });
+          controller.close();
+          return;
+        }
+        got += chunk.value.byteLength;
         const now = performance.now();
         if (now - last > BYTES_EVERY_MS) { last = now; post({ type: "bytes", file, bytes: got }); }
-        controller.enqueue(chunk);
+        controller.enqueue(chunk.value);
       },
-      flush() { post({ type: "bytes", file, bytes: got }); },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     });
-    return new Response(response.body.pipeThrough(counter),
+    return new Response(counted,
       { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
@@ -146,19 +212,23 @@ function fallBack(err) {
   return stdlib.fallback;
 }
 
-async function start(indexURL, samplerURL) {
+async function start(indexURL, samplerURL, stallMs) {
   const t0 = performance.now();
   let step = "loader";
   loading.on = true;
   watchFetches();
   watchConsole();
+  heartbeat(stallMs);
   try {
     post({ type: "step", step, detail: "pyodide.mjs" });
     const loaderURL = new URL("pyodide.mjs", indexURL).href;
-    const { loadPyodide } = await import(loaderURL);
+    const { loadPyodide } = await fromNetwork("pyodide.mjs", import(loaderURL));
     step = loading.step = "runtime";
     post({ type: "step", step, detail: "pyodide.asm.wasm + python_stdlib.zip" });
     stdlib.indexURL = indexURL;
+    // the module loadPyodide imports first, imported here so that its download is watched as the fetches are (the
+    // same URL: loadPyodide finds it loaded)
+    await fromNetwork("pyodide.asm.mjs", import(new URL("pyodide.asm.mjs", indexURL).href));
     pyodide = await loadRuntime(loadPyodide, undefined);
     step = loading.step = "sampler";
     post({ type: "step", step, detail: "sampler.py" });
@@ -176,6 +246,8 @@ async function start(indexURL, samplerURL) {
     failLoading(describe(err));
     loading.on = false;
     throw err;
+  } finally {
+    clearInterval(net.beat);
   }
 }
 
@@ -258,7 +330,7 @@ self.onmessage = (event) => {
   const m = event.data || {};
   if (m.type === "init") {
     if (!ready) {
-      ready = start(m.indexURL, m.samplerURL);
+      ready = start(m.indexURL, m.samplerURL, m.stallMs);
       ready.then(() => warmUp(m.warmup), () => {});
     }
     ready.catch(() => {});

@@ -16,9 +16,13 @@ export const PYODIDE_STEPS = [
   ["sampler", "载入 sampler.py"],
 ];
 
-// A start that shows no progress (no step, no bytes) for this long has failed. A test may shorten it with
-// <html data-c13-stall-ms="…">, read each time the watchdog is set.
+// Pyodide's start has stalled when, for this long, the worker waits on a download (its heartbeat says which) and
+// nothing at all comes in, or when the worker is not heard from at all. A test may shorten it with
+// <html data-c13-stall-ms="…">, read each time the watchdog is set. Compiling the WebAssembly and starting Python send
+// no step and no byte, for a minute or more on a slow device (its thread too busy even for the heartbeat): that is
+// busy, not stalled, and fails only after BUSY_FACTOR times the bound without a step or a byte (a start that hangs).
 const STALL_MS = 45_000;
+const BUSY_FACTOR = 8;
 
 function stallLimit() {
   const asked = Number(document.documentElement.dataset.c13StallMs);
@@ -126,6 +130,7 @@ class PythonHost {
     }
     this.state = "loading";
     this.info = { requestedAt: performance.now(), step: PYODIDE_STEPS[0][0], stepIndex: 0, message: null, bytes: {} };
+    this.heard = false; // a first word from the worker: from then on, its heartbeat tells a stall from a busy start
     this.readyPromise = new Promise((resolve, reject) => {
       this.rejectLoading = reject;
       this.feedWatchdog();
@@ -146,7 +151,7 @@ class PythonHost {
           `${BUILD_COMMAND}，再用 ${this.serveCommand()} 打开。下面的静态版本（离线数字）仍然可以读。`, reject);
       };
       worker.postMessage({ type: "init", indexURL: this.paths.indexURL, samplerURL: this.paths.samplerURL,
-        warmup: warmupPair() });
+        warmup: warmupPair(), stallMs: stallLimit() });
     });
     this.readyPromise.catch(() => {});
     // listeners hear of the start only now that the promise is kept: one that asks Python at once (the editable
@@ -155,17 +160,22 @@ class PythonHost {
     return this.readyPromise;
   }
 
-  /** Loading made progress: the start fails if nothing more happens for stallLimit() ms. */
+  /** Loading made progress (a step, bytes): the start fails after stallLimit() ms more without any until the worker
+   * is first heard from, BUSY_FACTOR times that from then on (its heartbeat tells a stalled download sooner). */
   feedWatchdog() {
     clearTimeout(this.watchdog);
-    const limit = stallLimit();
-    this.watchdog = setTimeout(() => {
-      if (this.state !== "loading") return;
-      const step = PYODIDE_STEPS[this.info.stepIndex];
-      this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${step ? step[1] : "启动"}”）。` +
-        "可能是网络中断，或站点上的 Pyodide 文件不完整；可以重试。下面的静态版本（离线数字）仍然可以读。",
-      this.rejectLoading || (() => {}));
-    }, limit);
+    const busy = this.heard;
+    const limit = busy ? stallLimit() * BUSY_FACTOR : stallLimit();
+    this.watchdog = setTimeout(() => this.stalled(limit, null, (busy ? "这台设备可能太慢或太忙（可以关掉别的标签页或程序）" :
+      "可能是网络中断") + "，或站点上的 Pyodide 文件不完整；可以重试。"), limit);
+  }
+
+  /** The start stalled; `waiting`: the files whose download received nothing (the heartbeat's), or null. */
+  stalled(limit, waiting, why) {
+    const step = PYODIDE_STEPS[this.info.stepIndex];
+    const files = waiting ? `，一直在等 ${waiting.join("、")} 的数据` : "";
+    this.fail(`Python 抽样器载入停滞：${Math.round(limit / 1000)} 秒没有任何进展（停在“${step ? step[1] : "启动"}”${files}）。` +
+      why + "下面的静态版本（离线数字）仍然可以读。", this.rejectLoading || (() => {}));
   }
 
   fail(message, reject) {
@@ -181,8 +191,16 @@ class PythonHost {
   }
 
   onMessage(message, resolve, reject) {
-    if (this.state === "loading") this.feedWatchdog();
-    if (message.type === "step") {
+    if (this.state === "loading" && (!this.heard || message.type === "step" || message.type === "bytes")) {
+      this.heard = true;
+      this.feedWatchdog();
+    }
+    if (message.type === "alive") { // the heartbeat: a download that receives nothing for stallLimit() ms fails
+      const waiting = Array.isArray(message.waiting) ? message.waiting : [];
+      if (this.state === "loading" && waiting.length && message.waitedMs >= stallLimit()) {
+        this.stalled(stallLimit(), waiting, "可能是网络中断，或服务器没有应答；可以重试。");
+      }
+    } else if (message.type === "step") {
       const index = PYODIDE_STEPS.findIndex((s) => s[0] === message.step);
       this.emit({ step: message.step, stepIndex: index, detail: message.detail });
     } else if (message.type === "bytes") {

@@ -19,6 +19,8 @@ import queue
 import threading
 import traceback
 
+from ..errors import InputError, SettingError
+
 
 class JobFailed(RuntimeError):
     """A job failed in the worker process: its key and the worker's traceback."""
@@ -57,6 +59,9 @@ def _worker(setup, setup_args, inbox, lock, ends, outbox):
             try:
                 outbox.put(("done", key, function(state, lambda fraction, key=key: outbox.put(
                     ("progress", key, fraction)), *args)))
+            except (InputError, SettingError) as e:  # a refused setting: its message, as this process would say it
+                outbox.put(("refused", key, str(e)))
+                return
             except BaseException:
                 outbox.put(("failed", key, traceback.format_exc()))
                 return
@@ -118,6 +123,8 @@ class SharedJobs:
                     raise JobFailed(f"the worker process stopped (exit code {self.process.exitcode}) "
                                     "before finishing its jobs") from None
                 continue
+            if kind == "refused":
+                raise SettingError(value)
             if kind == "failed":
                 raise JobFailed(f"{key} failed in the worker process:\n{value}")
             if kind == "finished":

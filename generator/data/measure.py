@@ -9,12 +9,17 @@ models, the configurations (draft × k) and target-only against speculative samp
 spread (min–max and quartiles) over the samples, whose number is recorded. Every accept/reject, residual and bonus
 draw is widgets/sampler.py's (speculative.py); timing.py holds the timed pieces.
 """
+import contextlib
+import ctypes
 import datetime
+import fcntl
 import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -138,14 +143,61 @@ def warm_up(models, prompt, setting):
     return context, new
 
 
+# Node reads the float16 files (about 10 MB) from a folder of the system's temporary one, `c13-measure-*`, that holds
+# this file, locked while the run lives; a run that was killed (kill -9) cannot remove its folder, so the next
+# `make measure` removes every such folder that no running measurement holds locked.
+SCRATCH_MARKER = ".c13-measure"
+
+
+def remove_leftovers(parent=None):
+    """Remove the temporary folders that killed measurements left (`c13-measure-*` holding SCRATCH_MARKER, which no
+    running measurement holds locked); nothing else."""
+    atomic.remove_unheld(Path(parent or tempfile.gettempdir()).glob("c13-measure-*"), SCRATCH_MARKER)
+
+
+@contextlib.contextmanager
+def scratch_folder():
+    """A new temporary folder, marked and locked while this measurement runs (the lock goes with the process), and
+    removed at the end; left by a killed run, it is removed by the next one (remove_leftovers)."""
+    tmp = Path(tempfile.mkdtemp(prefix="c13-measure-"))
+    try:
+        with open(tmp / SCRATCH_MARKER, "w", encoding="utf-8") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            lock.write("A temporary folder of `make measure`; the next `make measure` removes it once no run holds "
+                       "this file locked.\n")
+            lock.flush()
+            yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+PR_SET_PDEATHSIG = 1
+try:
+    LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+except OSError:
+    LIBC = None
+
+
+def die_with_parent():
+    """For a child process, before it runs its program: be killed the moment this process dies, however it dies
+    (Linux: prctl PR_SET_PDEATHSIG), so that a measurement killed with -9 leaves no Node running for nobody."""
+    parent = os.getpid()
+
+    def preexec():
+        if LIBC is not None and LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was asked for
+    return preexec
+
+
 def browser_forwards(models_dir, context, new, quick):
     """E6's forwards (WebAssembly SIMD and plain JavaScript, widgets/e6/forwards.mjs) timed in Node on this machine
     (measure_browser.mjs), on the float16 files the site serves, made here as the data stage makes them, at the
-    positions torch is timed on. Returns what the script printed, with the sha256 of each file it ran."""
+    positions torch is timed on. Returns what the script printed, with the sha256 of each file it ran. Node runs in
+    a process group of its own and dies with this process; its folder is removed at the end, or by the next run."""
     node = shutil.which("node")
     if node is None:
         raise InputError("node", None, "make measure times E6's forwards in Node as well: install Node 20")
-    with tempfile.TemporaryDirectory(prefix="c13-measure-") as tmp:
+    with scratch_folder() as tmp:
         files = {}
         for name, blob in browser_file_bytes(models_dir).items():
             (Path(tmp) / name).write_bytes(blob)
@@ -153,8 +205,9 @@ def browser_forwards(models_dir, context, new, quick):
         job = {"target": TARGET, "drafts": list(DRAFTS), "ks": list(ACCOUNTING["ks"]), "context": list(context),
                "new": list(new)}
         (Path(tmp) / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        run = subprocess.run([node, str(BROWSER_SCRIPT), tmp, str(Path(tmp) / "job.json"), *(["--quick"] if quick else [])],
-                             capture_output=True, text=True)
+        run = subprocess.run([node, str(BROWSER_SCRIPT), str(tmp), str(Path(tmp) / "job.json"),
+                              *(["--quick"] if quick else [])], capture_output=True, text=True,
+                             process_group=0, preexec_fn=die_with_parent())
     if run.returncode != 0:
         raise InputError(BROWSER_SCRIPT, None, f"timing E6's forwards in Node failed: {run.stderr.strip()[-800:]}")
     out = json.loads(run.stdout)
@@ -200,6 +253,7 @@ def assemble(setting, quick, files, tok_sha, samples, counts, jobs_meta):
 def measure(models_dir, out_path, repeats=None, quick=False, progress=True):
     """Measure and write measured.json atomically (validated first). Returns (data, seconds)."""
     started = time.perf_counter()
+    remove_leftovers()  # the temporary folders of killed measurements
     models_dir = Path(models_dir)
     setting = dict(QUICK if quick else FULL)
     if repeats is not None:

@@ -24,12 +24,13 @@ from .jobs import SharedJobs
 from .roofline import roofline
 from .runs import accounting, accounting_counts, alpha_positions, greedy_identity, replay
 from .settings import (ACCOUNTING, ALPHA_POSITIONS, DIGITS, DISPLAY, GREEDY, LESSON_FILE, LESSON_K,  # noqa: F401
-                       LESSON_NAME, OFFLINE, PREFIXES, PROMPTS, REPLAY, WIDGETS, rounded, stored_dist)
+                       LESSON_NAME, LESSON_SHA256, OFFLINE, PREFIXES, PROMPTS, REPLAY, WIDGETS, rounded, stored_dist)
 from .browser_files import browser_file_bytes, describe, float16_error
 from ..shared_sampler import sampler
 from .speculative import check_fits, distributions
 from .tv_curve import TV_CURVE, tv_curve, tv_points
 from ..models.tokenizer import token_bytes, token_labels
+from ..models.checks import prompt_problems
 
 
 def encode(tok, text):
@@ -37,6 +38,44 @@ def encode(tok, text):
     if not ids:
         raise SettingError(f"prompt {text!r} encodes to no tokens")
     return ids
+
+
+def check_prompts(tok, block_size):
+    """The prompts of lesson.toml as training checks them (generator/models/checks.py: no control character, mostly
+    tokens the tokenizer learnt, not raw bytes; the corpus is training's to check), and each short enough that the
+    longest run after it fits the models' context. Refused naming lesson.toml, `prompts` and the prompt.
+    Returns {text: token ids}."""
+    problems = prompt_problems(tok, PROMPTS, "the models'")
+    if problems:
+        raise InputError(LESSON_FILE, "prompts", "; ".join(problems) + ": change it to an opening of the text the "
+                                                  "models learnt from (or retrain them on a text that has it)")
+    runs = {"accounting.new_tokens": ACCOUNTING["n_new"] + max(ACCOUNTING["ks"]),  # new and drafted tokens of each
+            "greedy.new_tokens": GREEDY["n_new"] + max(GREEDY["ks"]),
+            "replay.new_tokens": REPLAY["n_new"] + REPLAY["k"],
+            "alpha_positions.new_tokens": ALPHA_POSITIONS["n_new"]}
+    key, room = max(runs.items(), key=lambda item: item[1])
+    if room >= block_size:  # no prompt fits: the runs are too long, not the prompts
+        raise SettingError(f"{LESSON_FILE}: {key}: its runs need {room} positions for their new and drafted tokens, "
+                           f"more than the context of {block_size} leaves after a prompt: make them shorter")
+    prompts = {text: encode(tok, text) for text in PROMPTS}
+    for text, ids in prompts.items():
+        if len(ids) + room > block_size:
+            raise InputError(LESSON_FILE, "prompts", f"the prompt {text!r} is {len(ids)} tokens, and the longest run "
+                                                     f"after it adds {room} new and drafted tokens: {len(ids) + room} "
+                                                     f"positions, more than the models' context of {block_size}; "
+                                                     f"shorten it to at most {block_size - room} tokens (or make the "
+                                                     f"runs shorter: {key})")
+    return prompts
+
+
+def check_e6_choices(block_size):
+    """E6 offers the choices of e6.new_tokens that fit the models' context with the largest k and a prompt of at least
+    one token (n + k.max < context: the rule of generator/pages/widget_payload.py e6_payload); at least one must."""
+    k = max(ACCOUNTING["ks"])
+    if not any(n + k < block_size for n in WIDGETS["e6_new_tokens"]):
+        raise InputError(LESSON_FILE, "e6.new_tokens", f"is {WIDGETS['e6_new_tokens']}: with k.max = {k} none fits the "
+                                                       f"models' context of {block_size} beside a prompt; add a choice "
+                                                       f"of at most {block_size - k - 1} new tokens")
 
 
 def model_facts(models, card, hashes):
@@ -204,7 +243,8 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         tok, models = load_family(models_dir)
         torch.set_num_threads(1)
         models = {name: m.double() for name, m in models.items()}
-        prompts = {text: encode(tok, text) for text in PROMPTS}
+        prompts = check_prompts(tok, models[TARGET].cfg.block_size)
+        check_e6_choices(models[TARGET].cfg.block_size)
         for ids in prompts.values():  # the longest runs must fit the context, else stop now
             check_fits(models[TARGET], ids, ACCOUNTING["n_new"], max(ACCOUNTING["ks"]))
         dists = prefix_distributions(models, prompts)
@@ -251,10 +291,24 @@ def generate(models_dir, precomputed_dir, out_path=None, progress=True, workers=
         "browser": browser,
     }
     data = contract.validate(contract.seal(data), out_path)  # the contract holds before anything is written
+    unchanged_since(hashes, models_dir, precomputed_dir)
     folder = out_path.parent / BROWSER_DIR
     atomic.write_together({**{folder / name: content for name, content in files.items()},
                            out_path: atomic.dumps_json(data).encode("utf-8")})  # c13.json last: it records them
     return data, time.perf_counter() - started
+
+
+def unchanged_since(hashes, models_dir, precomputed_dir):
+    """Refuse to write figures against inputs they were not made from: every input as it was hashed when the work
+    started, and lesson.toml as this process read it (an author saving a file while `make preview` regenerates)."""
+    now = input_hashes(models_dir, precomputed_dir)
+    changed = [name for name, sha in hashes.items() if now.get(name) != sha]
+    lesson = f"precomputed/{LESSON_NAME}"
+    if hashes[lesson] != LESSON_SHA256 and lesson not in changed:
+        changed.append(lesson)
+    if changed:
+        raise SettingError(f"{', '.join(changed)} changed while the data stage ran; nothing was written: run it again "
+                           "(make data), or let the preview regenerate when the files are saved")
 
 
 def anchor_figures(anchor, path):

@@ -8,10 +8,10 @@ stages as jobs in two processes (jobs.py).
 """
 import random
 
-from ..errors import SettingError
+from ..errors import InputError
 from ..models.checkpoint import DRAFTS, TARGET
 from .batched import mixed_runs
-from .settings import ACCOUNTING, ALPHA_POSITIONS, GREEDY, PROMPTS, REPLAY, rounded
+from .settings import ACCOUNTING, ALPHA_POSITIONS, GREEDY, LESSON_FILE, PROMPTS, REPLAY, rounded
 from ..shared_sampler import sampler
 from ..speedup import best_k, expected_yield, speedup
 from .speculative import Decoder, distributions, greedy_decode, speculative_run
@@ -54,8 +54,10 @@ def replay(models, prompts):
         if 1 in yields and k + 1 in yields:
             break
     else:
-        raise SettingError(f"no seed in {REPLAY['seed']}…{seed} gives a replay with both a 1-token and a "
-                           f"{k + 1}-token round; raise REPLAY['max_tries']")
+        raise InputError(LESSON_FILE, "replay.max_tries", f"is {REPLAY['max_tries']}: no seed in "
+                         f"{REPLAY['seed']}…{seed} gives a replay with both a 1-token and a {k + 1}-token round "
+                         f"(k.lesson = {k}); raise it, or lower k.lesson, or give the replay more new tokens "
+                         "(replay.new_tokens)")
     return dict(REPLAY, seed=seed, first_seed_tried=REPLAY["seed"], prompt=text, prompt_tokens=prompts[text],
                 temperature=1, rounds=[compact_round(r) for r in res["rounds"]], tokens=res["tokens"],
                 target_forwards=res["target_forwards"], draft_forwards=res["draft_forwards"])

@@ -7,6 +7,7 @@ The data stage reads the lesson file beside the c13.json it writes (`--precomput
 C13_LESSON before this module is imported, in this process and the worker it starts, so both read the same file.
 generator.data.precompute re-exports every name, so `precompute.ACCOUNTING` and this module's are one dict.
 """
+import hashlib
 import os
 import tomllib
 from pathlib import Path
@@ -19,17 +20,23 @@ LESSON_ENV = "C13_LESSON"
 DEFAULT_LESSON = Path(__file__).resolve().parents[2] / "precomputed" / LESSON_NAME
 DIGITS = 4  # significant digits of stored probabilities
 
-# every key of lesson.toml: (kind, smallest, largest); lists are of whole numbers, ascending, or of texts
+# every key of lesson.toml: (kind, smallest, largest); lists are of whole numbers, ascending, or of texts. The ranges
+# are what the page can speak of: k.max from 2 (the lesson compares k's: the best k, E5's tries), TV's n from 100 (fewer
+# draws of a 2,048-token distribution leave its TV near 1, and the curve's first fall is noise), the accounting's new
+# tokens from 8 (fewer test so few positions that the pooled α can come out 0% or 100%, where the formula has no best
+# k and E[N] no bound), E2's top_n to 15 (its picture's columns, with the rest, keep their text legible in the widest
+# column, 980 px: widgets/figures/svg.mjs). What depends on the models (each run, and one of E6's choices, within
+# their context) is checked when they are loaded (precompute.py).
 SCHEMA = {
     "prompts": ("texts", 2, 16),
-    "k.max": ("int", 1, 16), "k.lesson": ("int", 1, 16), "k.greedy": ("ints", 1, 16),
+    "k.max": ("int", 2, 16), "k.lesson": ("int", 1, 16), "k.greedy": ("ints", 1, 16),
     "greedy.new_tokens": ("int", 1, 120),
     "replay.new_tokens": ("int", 1, 120), "replay.seed": ("int", 0, 2**31), "replay.max_tries": ("int", 1, 10_000),
-    "accounting.seeds": ("ints", 0, 2**31), "accounting.new_tokens": ("int", 1, 120),
+    "accounting.seeds": ("ints", 0, 2**31), "accounting.new_tokens": ("int", 8, 120),
     "alpha_positions.new_tokens": ("int", 1, 120), "alpha_positions.seed": ("int", 0, 2**31),
     "offline.n": ("int", 1_000, 10_000_000), "offline.seed": ("int", 0, 2**31),
-    "tv.ns": ("ints", 1, 10_000_000), "tv.seeds": ("int", 1, 20), "tv.seed": ("int", 0, 2**31),
-    "display.top_n": ("int", 2, 40), "display.small_vocab": ("int", 2, 16),
+    "tv.ns": ("ints", 100, 10_000_000), "tv.seeds": ("int", 1, 20), "tv.seed": ("int", 0, 2**31),
+    "display.top_n": ("int", 2, 15), "display.small_vocab": ("int", 2, 16),
     "e2.live_sizes": ("ints", 100, 1_000_000),
     "e6.new_tokens": ("ints", 1, 120),
 }
@@ -71,17 +78,26 @@ def _check(name, value, path):
         raise InputError(path, name, f"must be a list of {low} to {high} different, non-empty texts, got {value!r}")
 
 
-def read_lesson(path):
-    """The settings of lesson.toml at path, flat ({"k.max": 8, …}), every key present and checked, and checked
-    against each other (the lesson's k within the k range, the shown prompts among the prompts)."""
-    path = Path(path)
+def lesson_bytes(path):
+    """The file's bytes, read once: what is parsed is what is hashed (LESSON_SHA256)."""
     try:
-        with path.open("rb") as f:
-            table = tomllib.load(f)
+        return Path(path).read_bytes()
     except OSError as e:
         raise InputError(path, None, f"cannot read the lesson's settings ({e.strerror})") from None
+
+
+def read_lesson(path, raw=None):
+    """The settings of lesson.toml at path (raw: its bytes, when read already), flat ({"k.max": 8, …}), every key
+    present and checked, and checked against each other (the lesson's k within the k range, the shown prompts among
+    the prompts)."""
+    path = Path(path)
+    raw = lesson_bytes(path) if raw is None else raw
+    try:
+        table = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise InputError(path, None, f"is not valid TOML ({e})") from None
+    except UnicodeDecodeError as e:
+        raise InputError(path, None, f"is not UTF-8 text (byte {e.start}: {e.reason}): save it as UTF-8") from None
     flat = _flat(table, path)
     missing = [name for name in SCHEMA if name not in flat]
     if missing:
@@ -93,11 +109,39 @@ def read_lesson(path):
         values = flat[name] if isinstance(flat[name], list) else [flat[name]]
         if max(values) > flat["k.max"]:
             raise InputError(path, name, f"is {flat[name]!r}, beyond k.max = {flat['k.max']}")
+    _check_across(flat, path)
     return flat
 
 
+# TV against n: the page compares the fall over the first three n with the fall over the last three, and says the TV
+# falls at every n; so at least this many n, each at least TV_STEP times the one before.
+TV_COUNT, TV_STEP = 4, 10
+
+
+def _check_across(flat, path):
+    """What one key asks of another (the ranges alone are checked by _check)."""
+    k, n = flat["k.lesson"], flat["replay.new_tokens"]
+    if n < k + 2:  # E4's replay must show a 1-token round and a (k + 1)-token round: k + 2 tokens at least
+        raise InputError(path, "replay.new_tokens", f"is {n}, too few for a replay that shows both a 1-token round and "
+                                                    f"a full round of k.lesson + 1 = {k + 1} tokens: make it at least "
+                                                    f"{k + 2}")
+    ns = flat["tv.ns"]
+    if len(ns) < TV_COUNT:
+        raise InputError(path, "tv.ns", f"lists {len(ns)} n, got {ns!r}: the page compares the TV's fall over the "
+                                        f"first three n with its fall over the last three; give at least {TV_COUNT}")
+    steps = [(a, b) for a, b in zip(ns, ns[1:]) if b < TV_STEP * a]
+    if steps:
+        a, b = steps[0]
+        raise InputError(path, "tv.ns", f"goes from {a:,} to {b:,}: each n must be at least {TV_STEP} times the one "
+                                        "before, so that the TV falls clear of the sampling noise at every n")
+
+
 LESSON_FILE = Path(os.environ.get(LESSON_ENV) or DEFAULT_LESSON)
-_lesson = read_lesson(LESSON_FILE)
+_raw = lesson_bytes(LESSON_FILE)
+_lesson = read_lesson(LESSON_FILE, _raw)
+# the sha256 of the settings this process runs on: the data stage records the file's, and refuses to write when the
+# two differ (the file was saved between this import and the recording, e.g. under `make preview`)
+LESSON_SHA256 = hashlib.sha256(_raw).hexdigest()
 
 PROMPTS = tuple(_lesson["prompts"])                             # short openings found in the corpus
 PREFIXES = PROMPTS[:2]                                          # where E2 shows the full p and q

@@ -2,12 +2,14 @@
 
 Each check returns problems as sentences (empty: nothing wrong). Training refuses on a problem and leaves the models
 it would have replaced as they are; `--force` turns a refusal into a warning for an author who means it.
-- the lesson's prompts must occur in the corpus, and not fall apart into raw bytes under its tokenizer (a prompt the
-  models never saw gives the page's runs nothing to continue);
+- the lesson's prompts must occur in the corpus, hold no control character, and not fall apart into raw bytes under
+  its tokenizer (a prompt the models never saw gives the page's runs nothing to continue); the data stage checks the
+  last two against the committed tokenizer (prompt_problems), as it cannot see the corpus;
 - every model's held-out loss must beat guessing uniformly over the vocabulary (ln V nats per token).
 """
 import math
 import sys
+import unicodedata
 
 from ..errors import InputError
 from .tokenizer import token_bytes
@@ -17,16 +19,36 @@ BYTE_SHARE_LIMIT = 0.5
 
 
 def byte_share(tok, text):
-    """The share of text's tokens that are a piece of a UTF-8 character (a raw byte), not one or more whole ones."""
+    """The share of text's tokens that are raw bytes, not tokens the tokenizer learnt: a piece of a UTF-8 character
+    (😀 is four such bytes), or one byte the tokenizer never merged with anything (`Hello` spelt letter by letter
+    by a tokenizer of Chinese). A lone space is a token of its own in any byte-level BPE, and counts as learnt."""
     pieces = token_bytes(tok)
     ids = tok.encode(text).ids
-    broken = 0
+    raw = 0
     for i in ids:
         try:
             pieces[i].decode("utf-8")
+            raw += len(pieces[i]) == 1 and not pieces[i].isspace()
         except UnicodeDecodeError:
-            broken += 1
-    return broken / len(ids) if ids else 0.0
+            raw += 1
+    return raw / len(ids) if ids else 0.0
+
+
+def prompt_problems(tok, prompts, whose="the new"):
+    """Problems with the prompts themselves under tokenizer tok, whatever the corpus: a control character (a prompt is
+    a line of plain text), or more than BYTE_SHARE_LIMIT of its tokens raw bytes. whose: which tokenizer, in words."""
+    problems = []
+    for p in prompts:
+        control = [c for c in p if unicodedata.category(c) == "Cc"]
+        if control:
+            problems.append(f"the prompt {p!r} holds the control character {control[0]!r} "
+                            f"(U+{ord(control[0]):04X}): a prompt is one line of plain text")
+        share = byte_share(tok, p)
+        if share > BYTE_SHARE_LIMIT:
+            problems.append(f"the prompt {p!r} falls apart into raw bytes under {whose} tokenizer ({share:.0%} of "
+                            f"its tokens are pieces of a character or bytes never merged): the corpus hardly uses its "
+                            f"characters")
+    return problems
 
 
 def check_prompts(text, tok, prompts):
@@ -37,12 +59,7 @@ def check_prompts(text, tok, prompts):
         problems.append("the lesson's prompts " + ", ".join(repr(p) for p in missing) + " do not occur in the corpus: "
                         "the models will not have seen how they go on (change the prompts in "
                         "precomputed/lesson.toml, or train on a text that has them)")
-    for p in prompts:
-        share = byte_share(tok, p)
-        if share > BYTE_SHARE_LIMIT:
-            problems.append(f"the prompt {p!r} falls apart into raw bytes under the new tokenizer ({share:.0%} of "
-                            f"its tokens are pieces of a character): the corpus hardly uses its characters")
-    return problems
+    return problems + prompt_problems(tok, prompts)
 
 
 def check_losses(stats, vocab_size):

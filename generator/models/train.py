@@ -1,7 +1,8 @@
 """Train the tokenizer and the three models from one corpus: same recipe, same data order, fixed seeds.
 
 Writes models/tokenizer.json, one folder per model (config.json + model.safetensors) and the model
-card (models/card.json, rendered as models/README.md). Deterministic on CPU.
+card (models/card.json, rendered as models/README.md), and the marker that makes the folder training's own
+(output.py: a folder of anything else is refused before training starts). Deterministic on CPU.
 """
 import math
 import time
@@ -18,6 +19,7 @@ from .checkpoint import DRAFTS, TARGET, save_model, sha256_file, tokenizer_finge
 from .checks import check_losses, check_prompts, warn_or_refuse
 from .corpus import read_corpus
 from .model import GPT, GPTConfig
+from .output import check_out, mark
 from .tokenizer import VOCAB_SIZE, train_tokenizer
 
 WIDTHS = {TARGET: 256, DRAFTS[0]: 64, DRAFTS[1]: 128}
@@ -184,6 +186,7 @@ def train_all(corpus_path, out_dir, recipe=None, prompts=(), force=False):
     prompts: the lesson's prompts, checked against the corpus and its tokenizer; force: warn instead of refusing."""
     r = recipe or Recipe()
     out_dir = Path(out_dir)
+    check_out(out_dir)  # before any work: a file, a repository or a folder of other files is refused
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(r.threads)
     started = time.time()
@@ -211,6 +214,7 @@ def train_all(corpus_path, out_dir, recipe=None, prompts=(), force=False):
     # Nothing is written until every model has trained and passed: a failed run leaves the old models in place.
     warn_or_refuse(check_losses({name: stats for name, (_, stats) in trained.items()}, r.vocab_size), corpus_path,
                    force, what=f"nothing was written to {out_dir}")
+    mark(out_dir)
     atomic.write_bytes(out_dir / "tokenizer.json", tok.to_str(pretty=False).encode("utf-8"))
     for name, (model, _) in trained.items():
         save_model(model, out_dir / name, fingerprint)

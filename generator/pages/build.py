@@ -25,6 +25,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..atomic import foreign_output, remove_unheld
 from ..contract import load
 from ..errors import SettingError
 from .experiments import SERVE_PLAIN
@@ -78,6 +79,19 @@ LOADS = {"img": ("src", "srcset"), "script": ("src",), "link": ("href", "imagesr
 LINKS_NOT_LOADED = {"canonical", "alternate", "author", "license", "help", "me", "search", "next", "prev"}
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
 OMITTED = 'The following pages exist in the docs directory, but are not included in the "nav" configuration:'
+# In inline script (a <script> without src, an on… attribute): every quoted absolute address, as in
+# fetch("https://…"), import("//…"), new WebSocket("wss://…"); the XML namespaces of createElementNS are names.
+SCRIPT_URL = re.compile(r"""(['"`])\s*((?:[a-z][a-z0-9+.-]*:)?//[^'"`\s]+)\s*\1""", re.I)
+NAMESPACES = ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
+              "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/XML/1998/namespace")
+SCRIPT_TYPES = ("", "module", "text/javascript", "application/javascript", "text/ecmascript")
+# <meta http-equiv=refresh content="0;url=…"> (or "0; …", the url= left out): where the page goes next
+REFRESH_URL = re.compile(r"""^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]*)""", re.I)
+
+
+def script_urls(code):
+    """The absolute addresses quoted in a piece of inline script, XML namespaces left out."""
+    return [url for _, url in SCRIPT_URL.findall(code) if url not in NAMESPACES]
 
 
 def from_elsewhere(url):
@@ -91,7 +105,7 @@ class Loaded(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.found, self._style = [], False
+        self.found, self._style, self._script = [], False, False
 
     def handle_starttag(self, tag, attrs):
         a = {k: v or "" for k, v in attrs}
@@ -102,14 +116,22 @@ class Loaded(HTMLParser):
                 urls = [c.split()[0] for c in value.split(",") if c.strip()] if key.endswith("srcset") else [value]
                 self.found += [(f"<{tag} {key}>", u) for u in urls if u]
         self.found += [(f"<{tag} style>", u or v) for u, v in CSS_URL.findall(a.get("style", ""))]
+        self.found += [(f"<{tag} {key}>", u) for key, value in a.items() if key.startswith("on")
+                       for u in script_urls(value)]
+        if tag == "meta" and a.get("http-equiv", "").strip().lower() == "refresh":
+            self.found += [("<meta http-equiv=refresh>", u.strip()) for u in REFRESH_URL.findall(a.get("content", ""))
+                           if u.strip()]
         self._style = tag == "style"
+        self._script = tag == "script" and not a.get("src") and a.get("type", "").strip().lower() in SCRIPT_TYPES
 
     def handle_data(self, data):
         if self._style:
             self.found += [("<style>", u or v) for u, v in CSS_URL.findall(data)]
+        if self._script:
+            self.found += [("<script>", u) for u in script_urls(data)]
 
     def handle_endtag(self, tag):
-        self._style = False
+        self._style = self._script = False
 
 
 def docs_dir(config):
@@ -181,39 +203,20 @@ def check_replaceable(out):
     """Refuse an `out` that a build may not replace: anything but a missing or empty folder or a site a build made.
 
     Checked before anything is written, so that `--out .` or `--out ~` deletes nothing."""
-    try:
-        if not out.exists():
-            return
-        if not out.is_dir():
-            problem = "is a file, not a folder"
-        elif (out / ".git").exists():
-            problem = "holds .git (a repository), and a build replaces its output folder as a whole"
-        elif is_own_site(out) or not any(out.iterdir()):
-            return
-        else:
-            problem = f"is not a site this command built (it holds no {MARKER}) and is not empty"
-    except OSError as e:
-        raise unwritable(out, e) from None
-    raise SettingError(f"{out}: {problem}; a build replaces only a site it built or an empty folder, and nothing "
-                       "was changed: choose a new or empty folder for --out (or remove this one yourself)")
+    problem = foreign_output(out, is_own_site, MARKER, "a build replaces its output folder as a whole")
+    if problem:
+        raise SettingError(f"{out}: {problem}; a build replaces only a site it built or an empty folder, and nothing "
+                           "was changed: choose a new or empty folder for --out (or remove this one yourself)")
 
 
 def remove_leftovers(out):
     """Remove the temporary folders that killed builds into `out` left next to it (`.NAME.building-*` holding the
     marker, which no running build holds locked); nothing else. Should `out` be missing because a build died
     between its two renames, the previous site it had moved aside is put back first."""
-    for folder in out.parent.glob(f".{glob.escape(out.name)}.building-*"):
-        marker = folder / MARKER
-        if folder.is_symlink() or not marker.is_file():
-            continue
-        try:
-            with open(marker, "rb") as f:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: a build running now holds it
-                if not out.exists() and (folder / "old").is_dir():
-                    os.rename(folder / "old", out)
-                shutil.rmtree(folder, ignore_errors=True)
-        except OSError:
-            continue  # a running build's, or one that cannot be removed (or its site put back): left as it is
+    def put_back(folder):
+        if not out.exists() and (folder / "old").is_dir():
+            os.rename(folder / "old", out)
+    remove_unheld(out.parent.glob(f".{glob.escape(out.name)}.building-*"), MARKER, put_back)
 
 
 def workspace(out):

@@ -35,10 +35,10 @@ from generator.pages.context import build_context  # noqa: E402
 from generator.pages.data_file import DataError, data_path, load_data  # noqa: E402
 from generator.pages.experiments import EXPERIMENT_COUNT, add_notices  # noqa: E402
 from generator.pages.math import render_math  # noqa: E402
-from generator.pages.preview import error_markdown, in_preview  # noqa: E402
+from generator.pages.preview import data_fix, error_markdown, in_preview  # noqa: E402
 from generator.pages.search_text import rewrite_index  # noqa: E402
 from generator.pages.templates import make_env, render_page  # noqa: E402
-from generator.pages.vendor import add_browser_files  # noqa: E402
+from generator.pages.vendor import add_browser_files, add_model_files  # noqa: E402
 from generator.pages.widget_payload import script_json, widget_data  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
@@ -56,7 +56,8 @@ def on_config(config):
     except DataError as e:
         if not in_preview():
             raise
-        _state.update(error=e)  # the preview shows it in every page until the data is fixed (generator/pages/preview.py)
+        # the preview shows it in every page until the data is fixed (generator/pages/preview.py)
+        _state.update(error=e, fix=data_fix(data_path()))
         return config
     ctx["qa_contact"] = (config.extra.get("c13") or {}).get("qa_contact") or "课程的答疑渠道"
     _state.update(ctx=ctx, env=make_env(), widget=widget)
@@ -82,12 +83,23 @@ def _load():
 
 
 def on_files(files, config):
-    return add_browser_files(files, config)
+    """The browser files; E6's come from the data, so a preview whose data failed (on_config) builds without them,
+    and one that fails here shows its error in every page: a failed preview build would leave page loads waiting."""
+    files = add_browser_files(files, config)
+    if "error" in _state:
+        return files
+    try:
+        return add_model_files(files, config)
+    except DataError as e:  # the data changed since on_config read it
+        if not in_preview():
+            raise
+        _state.update(error=e, fix=data_fix(data_path()))
+        return files
 
 
 def on_page_markdown(markdown, page, config, files):
     if "error" in _state:
-        return error_markdown(_state["error"])
+        return error_markdown(_state["error"], _state["fix"])
     try:
         return render_page(_state["env"], _state["ctx"], markdown, page.file.src_uri)
     except PluginError as e:

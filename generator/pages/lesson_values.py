@@ -55,7 +55,7 @@ ABOUT = {
     "accounting_runs": "prompts × seeds of the accounting, per draft and k",
     "download_mb": "E6's download: the three models and the tokenizer, in MB",
     "c_params": "the title of a formula speed with c taken as the parameter ratio",
-    "measured_best_notes": "the drafts whose best k with measured N differs (measured_best_notes)",
+    "measured_best_notes": "the drafts whose best k with measured N differs, and why (measured_best_notes)",
     "papers_rows": "the papers' table body (papers_table.py)",
     "evolution_map": "the evolution map's list (evolution.py), given the numbers of its generations",
     "evolution_here": "this lesson's place on the evolution map",
@@ -103,16 +103,18 @@ def robust_best_k(accounting, best_k):
                for entry in accounting.values() for a in (entry["alpha_low"], entry["alpha_high"]))
 
 
-def measured_best_notes(accounting, drafts, row):
+def measured_best_notes(accounting, drafts, row, why=None):
     """The drafts whose best k with each k's measured N differs from the best k with the pooled α: the draft, that k,
-    its accounting entry and row, and whether the pooled α lies inside that k's 95% interval."""
+    its accounting entry and row, whether the pooled α lies inside that k's 95% interval, and why(draft), when given
+    (claims.measured_best: which runs explain it)."""
     notes = []
     for draft in drafts:
         acc = accounting[draft]
         if acc["measured_best_k"] != acc["best_k"]:
             r = row(draft, acc["measured_best_k"])
             notes.append({"draft": draft, "k": acc["measured_best_k"], "acc": acc, "row": r,
-                          "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"]})
+                          "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"],
+                          "why": why(draft) if why else None})
     return notes
 
 
@@ -151,7 +153,7 @@ def values(ctx):
         "accounting_runs": len(data["prompts"]) * len(data["accounting"]["seeds"]),
         "download_mb": sum(f["bytes"] for f in data["browser"]["files"].values()) / 1e6,
         "c_params": C_PARAMS,
-        "measured_best_notes": measured_best_notes(acc, ctx["drafts"], row),
+        "measured_best_notes": measured_best_notes(acc, ctx["drafts"], row, ctx["claims"].measured_best),
         "papers_rows": papers_rows(data["papers"]),
         "evolution_map": evolution_map, "evolution_here": here_position(),
     }

@@ -5,7 +5,9 @@ says how to measure. When it is present it is read through its contract (generat
 corrupt file fails the build, named with its field, as any bad input does (delete it, or measure again). When the
 models it timed are not the models of c13.json (their sha256, or the tokenizer's, differ) the timings are shown
 as stale, on their own: nothing combines them with this page's α (`usable` is false; `make site` and `make check`
-warn too). Nothing here reads models/: the comparison is with the hashes c13.json recorded.
+warn too); so are timings of other k than c13.json's (lesson.toml's k.max changed since). A file that timed other than
+two drafts is refused, naming its `drafts`: the page sets the small and the large draft side by side. Nothing here
+reads models/: the comparison is with the hashes c13.json recorded.
 
 ctx["measured"] (None when absent): the machine, ms per forward, c and v(k) with their spread, the measured
 speedups, and per draft and k the prediction E[N] / (k·c + v(k)) with the measured c and v(k) and the draft's
@@ -22,6 +24,7 @@ from ..speedup import measured_speedup
 
 MEASURED_NAME = "measured.json"
 MEASURE_COMMAND = "make measure"
+KS = "ks"  # the stale reason when measured.json timed other k than c13.json's (lesson.toml's k.max changed since)
 
 
 def measured_file(data_path):
@@ -41,7 +44,8 @@ def read_measured(path):
 
 
 def stale_inputs(measured, data):
-    """What measured.json timed that is not what c13.json describes: model and tokenizer names, empty if fresh."""
+    """What measured.json timed that is not what c13.json describes: model and tokenizer names, and KS when it timed
+    other k (`make measure` times the lesson's k = 1 … k.max); empty if fresh."""
     out = []
     models = data["models"]
     for name in [measured["target"], *measured["drafts"]]:
@@ -52,7 +56,31 @@ def stale_inputs(measured, data):
         out.append("constants.drafts")
     if measured["tokenizer_sha256"] != data["tokenizer"]["sha256"]:
         out.append("models/tokenizer.json")
+    if measured["ks"] != data["constants"]["ks"]:
+        out.append(KS)
     return out
+
+
+def span(ks):
+    """k = 1…8 as the messages write a list of k."""
+    return f"{ks[0]}…{ks[-1]}" if ks == list(range(ks[0], ks[-1] + 1)) and len(ks) > 1 else ", ".join(map(str, ks))
+
+
+def stale_words(measured, data, stale, data_name="c13.json"):
+    """Why the page shows the timings on their own, in English for the command line and in Chinese for the page (the
+    warning's title, and its reason): other models, or only other k."""
+    models = [name for name in stale if name != KS]
+    timed, ours = span(measured["ks"]), span(data["constants"]["ks"])
+    if models:
+        return {"en": f"timed other models than {data_name} describes ({', '.join(models)} changed since)",
+                "title": "这些计时测的是别的模型", "short": "测的是旧模型，与本页的模型不同",
+                "why": f"里记下的模型与本页的模型不一致（{'、'.join(models)}），下面的数字是旧模型的，所以本页只列出"
+                       "它们，不拿它们和新模型的接受率一起算加速"}
+    return {"en": f"timed k = {timed}, and {data_name}'s k are {ours} (precomputed/lesson.toml's k.max changed since)",
+            "title": "这些计时的 k 与本页不同", "short": f"计时的 k 是 {timed}，本页的 k 是 {ours}",
+            "why": f"计时的 k 是 {timed}，本页的 k 是 {ours}（来自 precomputed/lesson.toml 的 k.max）"
+                   + ("，本页有的 k 没有计时" if set(data["constants"]["ks"]) - set(measured["ks"]) else "")
+                   + "，所以本页只列出它们，不拿它们和本页的接受率一起算加速"}
 
 
 def _spread(stat):
@@ -105,6 +133,9 @@ def _context(measured, data, path):
     v = {row["k"]: _spread(row) for row in measured["forward"]["v"]}
     target = measured["target"]
     stale = stale_inputs(measured, data)
+    if len(measured["drafts"]) != 2:
+        raise DataError(path, "drafts", f"times {len(measured['drafts'])} draft(s) ({', '.join(measured['drafts'])}); "
+                                        f"the page sets a small and a large draft side by side: {REMEASURE}")
     drafts = {d: _draft(measured, data, d, v) for d in measured["drafts"]}
     rows = [r for d in drafts.values() for r in d["rows"]]
     best = max(((d, r) for d, e in drafts.items() for r in e["rows"]), key=lambda dr: dr[1]["measured"]["median"])
@@ -114,6 +145,7 @@ def _context(measured, data, path):
     summary["all_below_one"] = summary["below_one"] == summary["rows"]
     return {
         "file": path.name, "summary": summary, "where": where(machine), "stale": stale,
+        "stale_words": stale_words(measured, data, stale) if stale else None,
         # timings of other models are shown as they are, never combined with this page's α into predictions
         "usable": not stale and all(d["alpha"] is not None for d in drafts.values()),
         "machine": {"cpu": machine["cpu"], "cores": machine["cores"], "threads": machine["threads"],
@@ -177,5 +209,5 @@ def table_caption(m):
             f"PyTorch {machine['torch']}，{MEASURE_COMMAND}）。v(k) 和 c 是中位数；“实测墙钟”是墙钟加速的中位数，"
             f"最小–最大来自 {m['method']['repeats']} 次重复；前两列加速是公式算的，不是计时。")
     if m["stale"]:
-        text += "注意：这些计时测的是旧模型，与本页的模型不同，请重新运行 make measure。"
+        text += f"注意：这些计时{m['stale_words']['short']}，请重新运行 make measure。"
     return text

@@ -7,7 +7,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from .data_file import data_path, load_data
+from .data_file import DataError, data_path, load_data
 from .stdlib import FULL_DEST, LOCK, LOCK_DEST, STDLIB, TRIMMED_DEST, trimmed_lock, trimmed_stdlib
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +92,11 @@ def add_browser_files(files, config):
     for variant, dest in FORWARD_WASM.items():
         files.append(File.generated(config, dest, content=forward_wasm(variant)))
     files.append(File.generated(config, ROOF_WASM, content=roof_wasm()))
+    return files
+
+
+def add_model_files(files, config):
+    """E6's files beside the c13.json being built (browser_models): kept apart, as they come from the data."""
     for name, (src, _) in browser_models(load_data(data_path())).items():
         files.append(File.generated(config, f"{MODELS_DEST}/{name}", abs_src_path=str(src)))
     return files
@@ -120,11 +125,12 @@ def browser_models(data, json_dir=None):
         src = folder / name
         field = f"c13.json: browser.files.{name}"
         if not src.is_file():
-            raise PluginError(f"{src}: missing ({field}); regenerate it with `make data`")
+            raise DataError(src, None, f"missing ({field}); regenerate it with `make data`")
         size = src.stat().st_size
         if size != want["bytes"]:
-            raise PluginError(f"{src}: {size} bytes, but {field}.bytes says {want['bytes']}; regenerate with `make data`")
+            raise DataError(src, None, f"{size} bytes, but {field}.bytes says {want['bytes']}; "
+                                       "regenerate with `make data`")
         if _sha256(src) != want["sha256"]:
-            raise PluginError(f"{src}: its sha256 differs from {field}.sha256; regenerate it with `make data`")
+            raise DataError(src, None, f"its sha256 differs from {field}.sha256; regenerate it with `make data`")
         out[name] = (src, size)
     return out

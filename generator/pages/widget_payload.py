@@ -4,6 +4,8 @@ import math
 import re
 from decimal import Decimal
 
+from ..errors import InputError
+from .data_file import data_path
 from .experiments import SERVE_COMMAND
 from .stdlib import LOCK, STDLIB, trimmed_lock, trimmed_stdlib
 from .vendor import MODELS_DEST, PYODIDE_FILES, ROOT, browser_models
@@ -89,7 +91,7 @@ def e5_costs(measured):
     if measured is None:
         return {"reason": "这次构建没有构建机的实测（precomputed/measured.json）：在项目目录执行 make measure 才有。"}
     if not measured["usable"]:
-        return {"reason": "构建机的实测（measured.json）测的是旧模型，与本页的模型不同，不能和本页的 α 合用：请重新运行 make measure。"}
+        return {"reason": f"构建机的实测（measured.json）{measured['stale_words']['short']}，不能和本页的 α 合用：请重新运行 make measure。"}
     ks, machine = measured["ks"], measured["machine"]
     torch = {"where": measured["where"]["measured"], "wallClock": measured["where"]["wall_clock"],
              "targetMs": measured["target_ms"]["median"],
@@ -117,6 +119,11 @@ def e6_payload(data, measured=None):
     # E6's choices of how many new tokens to write (precomputed/lesson.toml): those that fit the context with the
     # longest k are offered
     new_tokens = [n for n in constants["e6_new_tokens"] if n + max(ks) < context]
+    if not new_tokens:  # the data stage refuses such a lesson.toml (precompute.py check_e6_choices): a file made by hand
+        raise InputError(data_path(), "constants.e6_new_tokens",
+                         f"is {constants['e6_new_tokens']}: with k up to {max(ks)} none fits the context of {context} "
+                         "beside a prompt; set e6.new_tokens in precomputed/lesson.toml to hold one that does, then "
+                         "run `make data`")
     files = browser_models(data)
     smallest = min(constants["drafts"], key=lambda d: data["models"][d]["parameters"])  # E6 starts with the cheapest
     return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in files.items()},
