@@ -2,12 +2,13 @@
 // (widgets/figures/round_timeline.mjs) and the regime and sampler times of widgets/e6/explain.js.
 //
 //   node tests/e6_explain.mjs timeline ARGS.json   roundSegments(args) and roundTimeline(args), or the error
-//   node tests/e6_explain.mjs regime ARGS.json     regime(roof, modelFigures(config), context, ms) per roof given
+//   node tests/e6_explain.mjs regime ARGS.json     regime(roof, modelFigures(config), positions, context, ms) per roof
+//   node tests/e6_explain.mjs verdict ARGS.json    roofVerdict(r, predictedV, measuredV, thresholds) per case given
 //   node tests/e6_explain.mjs sampler ARGS.json    samplerTimes(result)
 //
 // Prints ONE line of JSON.
 import { readFileSync } from "node:fs";
-import { regime, samplerTimes } from "../widgets/e6/explain.js";
+import { regime, roofVerdict, samplerTimes } from "../widgets/e6/explain.js";
 import { modelFigures } from "../widgets/figures/roofline.mjs";
 import { roundSegments, roundTimeline } from "../widgets/figures/round_timeline.mjs";
 
@@ -22,7 +23,9 @@ if (mode === "timeline") {
   }
 } else if (mode === "regime") {
   const model = modelFigures(args.config);
-  out = args.roofs.map((roof) => regime(roof, model, args.context, args.measuredMs));
+  out = args.roofs.map((roof) => regime(roof, model, args.positions, args.context, args.measuredMs));
+} else if (mode === "verdict") {
+  out = args.cases.map((c) => roofVerdict({ overRoof: c.overRoof }, c.predictedV, c.measuredV, args.thresholds));
 } else if (mode === "sampler") {
   out = samplerTimes(args);
 } else {

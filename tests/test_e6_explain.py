@@ -101,7 +101,7 @@ def test_a_timeline_without_a_duration_is_refused(tmp_path, field, value):
 def test_the_regime_follows_the_larger_bound_and_the_distance_above_the_roof(tmp_path):
     config = json.loads((ROOT / "models" / TARGET / "config.json").read_text())
     roofs = [{"bandwidthGBs": 1e6, "peakGflops": 1.0}, {"bandwidthGBs": 1e-3, "peakGflops": 1e6}]
-    out = node("regime", {"config": config, "roofs": roofs, "context": 16, "measuredMs": 5.0}, tmp_path)
+    out = node("regime", {"config": config, "roofs": roofs, "positions": 5, "context": 16, "measuredMs": 5.0}, tmp_path)
     compute, bandwidth = out
     assert compute["bound"] == "compute" and compute["computeMs"] > compute["memoryMs"]
     assert bandwidth["bound"] == "bandwidth" and bandwidth["memoryMs"] > bandwidth["computeMs"]
@@ -109,8 +109,36 @@ def test_the_regime_follows_the_larger_bound_and_the_distance_above_the_roof(tmp
         assert r["overRoof"] == pytest.approx(5.0 / max(r["memoryMs"], r["computeMs"]))
     # a roof a thousand times faster leaves the measured time a thousand times further above it
     faster = [{"bandwidthGBs": 1e9, "peakGflops": 1e3}]
-    again = node("regime", {"config": config, "roofs": faster, "context": 16, "measuredMs": 5.0}, tmp_path)[0]
+    again = node("regime", {"config": config, "roofs": faster, "positions": 5, "context": 16, "measuredMs": 5.0},
+                 tmp_path)[0]
     assert again["overRoof"] == pytest.approx(1000 * compute["overRoof"], rel=1e-9)
+    # the verifying forward's k + 1 positions, not one: more arithmetic, the same weights to read
+    one = node("regime", {"config": config, "roofs": roofs, "positions": 1, "context": 16, "measuredMs": 5.0},
+               tmp_path)[0]
+    assert compute["positions"] == 5 and compute["computeMs"] > 4 * one["computeMs"]
+    assert compute["memoryMs"] == pytest.approx(one["memoryMs"], rel=1e-12)
+
+
+def thresholds():
+    table = json.loads((ROOT / "widgets" / "thresholds.json").read_text(encoding="utf-8"))
+    return {name: entry["value"] for name, entry in table.items() if name != "about"}
+
+
+def test_the_roofline_is_called_accurate_only_where_its_v_agrees_with_the_measured_one(tmp_path):
+    """Issue 34: a forward near its roof no longer makes the roofline "accurate" when it predicts v(2) = 1.00 and the
+    run measured 2.14; the tolerance and the overhead bound are widgets/thresholds.json's."""
+    t = thresholds()
+    tol, over = t["roof_agrees"], t["overhead_bound"]
+    cases = [{"overRoof": 1.3, "predictedV": 1.0, "measuredV": 2.14},              # the reader's report in issue 34
+             {"overRoof": 1.7, "predictedV": 1.70, "measuredV": 3.44},             # the phone's
+             {"overRoof": 1.1, "predictedV": 2.0 * (1 - tol / 2), "measuredV": 2.0},
+             {"overRoof": over, "predictedV": 2.0, "measuredV": 2.0},
+             {"overRoof": over * 0.99, "predictedV": 2.0 * (1 + tol * 1.01), "measuredV": 2.0}]
+    out = node("verdict", {"cases": cases, "thresholds": t}, tmp_path)
+    assert [o["agrees"] for o in out] == [False, False, True, True, False]
+    assert [o["overhead"] for o in out] == [False, False, False, True, False]
+    for o, c in zip(out, cases):
+        assert o["gap"] == pytest.approx(abs(c["predictedV"] - c["measuredV"]) / c["measuredV"], rel=1e-12)
 
 
 def test_the_sampler_time_per_round_and_per_token_comes_from_the_runs_totals(tmp_path):

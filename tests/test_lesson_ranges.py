@@ -239,5 +239,7 @@ def test_every_corner_regenerates_and_builds_a_page(tmp_path, corner):
     if with_measured:  # timed k = 1…8: shown on their own, never combined with these k
         assert ("这些计时的 k 与本页不同" in text) == (k_max != 8)
         assert "measured.json timed k = 1…8" in run.stderr and "make measure" in run.stderr
+    sizes = lesson["e2.live_sizes"]  # E2's prose names the runs its buttons offer (issue 34: no size typed in prose)
+    assert f"再跑 {sizes[0]:,} 轮" in text and f"跑 {sizes[-1]:,} 轮，再复现离线数字" in text and f"“×{sizes[-1]:,}”" in text
     for word in ("None", "undefined", "nan"):
         assert not re.search(rf"\b{word}\b", text), word

@@ -9,25 +9,25 @@ are never called larger and smaller.
 The helpers read c13.json (and the build machine's timings, when there are any) and nothing else; the template
 registers them as `claims` (generator/pages/context.py).
 """
+import json
 import math
 import unicodedata
+from pathlib import Path
 
 from .formats import fixed, prob
 from .measured import measured_row
 from ..speedup import best_k, speedup
 
-# The naive scheme's acceptance Σ p·q: below this everywhere it is "小得可怜" (the threshold the page used before).
-TINY_SUM_PQ = 0.05
-# «两者贴着噪声基准一起下降»: the correct scheme's and direct sampling's TV within this factor of each other at every n
-TOGETHER = 1.5
-# «很多 token 的 n p_i 还不到 1»: at least this many tokens
-MANY_SMALL = 10
+THRESHOLDS_FILE = Path(__file__).resolve().parents[2] / "widgets" / "thresholds.json"
+
+# The lesson's named thresholds (widgets/thresholds.json, read by E6's report as well): what each decides is written
+# beside its value there.
+THRESHOLDS = {name: entry["value"] for name, entry in json.loads(THRESHOLDS_FILE.read_text(encoding="utf-8")).items()
+              if name != "about"}
+TINY_SUM_PQ, TOGETHER, MANY_SMALL = THRESHOLDS["tiny_sum_pq"], THRESHOLDS["together"], THRESHOLDS["many_small"]
+FAR_BELOW, FAR_ABOVE = THRESHOLDS["far_below"], THRESHOLDS["far_above"]
 # E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
 TRY_ALPHAS = (0.8, 0.9, 0.95)
-# "远低于" / "差不多": the anchor's compute bound for k + 1 positions must be below this share of its weight-read bound.
-FAR_BELOW = 0.5
-# "c 远高于参数比": the measured c is at least this many times the parameter ratio.
-FAR_ABOVE = 2.0
 
 
 class ClaimError(ValueError):

@@ -5,6 +5,7 @@ import re
 from decimal import Decimal
 
 from ..errors import InputError
+from .claims import THRESHOLDS
 from .data_file import data_path
 from .experiments import SERVE_COMMAND
 from .stdlib import LOCK, STDLIB, trimmed_lock, trimmed_stdlib
@@ -76,6 +77,7 @@ def widget_data(data, ctx):
         "serve_command": SERVE_COMMAND,
         "e6": e6_payload(data, ctx.get("measured")),
         "e5_costs": e5_costs(ctx.get("measured")),
+        "thresholds": THRESHOLDS,
     }
 
 

@@ -1,4 +1,5 @@
-// E6 explains the reader's own run (issue 24): which regime the reader's machine is in (from its measured roof),
+// E6 explains the reader's own run (issue 24): which regime the reader's verifying forward is in (from its measured
+// roof), whether the roofline's v(k) agrees with the measured one (thresholds: widgets/thresholds.json),
 // c against the parameter ratio, v(k) against its two ends 1 and k + 1, a timeline of one round beside target-only's
 // strip, why end to end differs from model time, and the build machine's figures side by side. Every figure here
 // is the run's or the payload's: the reader's medians (report.js), the run's sampler time, c13.json → models (sizes)
@@ -13,42 +14,52 @@ export function samplerTimes(result) {
   return { round: s.rounds > 0 ? s.ms.sampler / s.rounds : 0, token: t.forwards > 0 ? t.ms.sampler / t.forwards : 0 };
 }
 
-/** The regime of the target's one-position forward on the reader's roof ({bandwidthGBs, peakGflops}, the one
- * report.js draws): the two lower bounds (reading the weights, doing the arithmetic), which is larger, and how far
- * the measured time lies above the roofline's time. */
-export function regime(roof, targetModel, context, measuredMs) {
-  const cost = forwardCost(targetModel, 1, context), roofMs = roofTime(roof, cost);
-  return { ...forwardBounds(roof, cost), roofMs, measuredMs, overRoof: measuredMs / roofMs };
+/** The regime of the target's verifying forward (`positions` = k + 1) on the reader's roof ({bandwidthGBs,
+ * peakGflops}, the one report.js draws): the two lower bounds (reading the weights, doing the arithmetic), which is
+ * larger, and how far the measured time lies above the roofline's time. */
+export function regime(roof, targetModel, positions, context, measuredMs) {
+  const cost = forwardCost(targetModel, positions, context), roofMs = roofTime(roof, cost);
+  return { ...forwardBounds(roof, cost), positions, roofMs, measuredMs, overRoof: measuredMs / roofMs };
 }
 
-// a measured forward this many times above its roofline time is called overhead-bound: neither the bandwidth nor
-// the peak is used up, and the roof's v(k) is only a lower bound
-export const OVERHEAD = 2;
+/** The two decisions the report's regime paragraph speaks of, with the numbers they used (thresholds: the payload's
+ * widgets/thresholds.json): overhead, the verifying forward measured at least overhead_bound times its roofline
+ * time; agrees, the roofline's v(k) within roof_agrees (a share of the measured v) of the measured one. Only where
+ * it agrees is the roofline called accurate. */
+export function roofVerdict(r, predictedV, measuredV, thresholds) {
+  const gap = Math.abs(predictedV - measuredV) / measuredV;
+  return { overhead: r.overRoof >= thresholds.overhead_bound, agrees: gap <= thresholds.roof_agrees, gap,
+    overRoof: r.overRoof, predictedV, measuredV };
+}
 
-function regimeText(r, m, k, predictedV) {
-  const bounds = `你的机器属于哪一种：按你测出的带宽和峰值，目标一个位置的前向读一遍权重至少要 ${ms(r.memoryMs)}，` +
-    `做完运算至少要 ${ms(r.computeMs)}，` + (r.bound === "compute"
+function regimeText(r, verdict, m, k, thresholds) {
+  const bounds = `你的机器属于哪一种：按你测出的带宽和峰值，目标验 k + 1 = ${k + 1} 个位置的一次前向，读一遍权重至少要 ` +
+    `${ms(r.memoryMs)}，做完运算至少要 ${ms(r.computeMs)}，` + (r.bound === "compute"
     ? "算比读慢，按屋顶线它受算力所限：多验一个位置就要多算一份。"
     : "读比算慢，按屋顶线它受带宽所限（和锚点一样）：多验几个位置几乎不多花时间。");
-  const predicted = `屋顶线预测 v(${k}) = ${fixed(predictedV, 2)}，实测是 ${fixed(m.v, 2)}。`;
-  const measured = r.overRoof >= OVERHEAD
-    ? `但实测的一次前向是 ${ms(r.measuredMs)}，是这个下限的 ${fixed(r.overRoof, 1)} 倍：带宽和算力都没用满，` +
-      "时间主要花在屋顶线不计的地方（逐层的调用、注意力和归一化这类小运算、等数据），所以它实际上受开销所限。" +
-      `这时屋顶线的 v(k) 只是下界：${predicted}`
-    : `实测的一次前向是 ${ms(r.measuredMs)}，离这个下限不远（${fixed(r.overRoof, 1)} 倍），屋顶线说得准：${predicted}`;
+  const measured = verdict.overhead
+    ? `但实测的这次前向是 ${ms(r.measuredMs)}，是这个下限的 ${fixed(r.overRoof, 1)} 倍：带宽和算力都没用满，` +
+      "时间主要花在屋顶线不计的地方（逐层的调用、注意力和归一化这类小运算、等数据），所以它实际上受开销所限。"
+    : `实测的这次前向是 ${ms(r.measuredMs)}，是这个下限的 ${fixed(r.overRoof, 1)} 倍，离它不远。`;
+  const within = pct(thresholds.roof_agrees, 0);
+  const predicted = `屋顶线预测 v(${k}) = ${fixed(verdict.predictedV, 2)}，实测是 ${fixed(m.v, 2)}，` + (verdict.agrees
+    ? `相差不到 ${within}：在这台机器上，屋顶线把 v(k) 说得准。`
+    : `相差超过 ${within}：屋顶线说不准这里的 v(k)。它只给每次前向一个下限，验 ${k + 1} 个位置和只算 1 个位置的前向` +
+      "离各自的下限远近不同，两者的比值就偏了。");
   // the verdict is the measured wall clock (model time) of the speedup table, and says so (data-kind)
-  return [bounds + measured + `在你的机器上，只算模型时间，投机解码${m.speedupModel >= 1 ? "快了" : "反而慢了"}（`,
+  return [bounds + measured + predicted + `在你的机器上，只算模型时间，投机解码${m.speedupModel >= 1 ? "快了" : "反而慢了"}（`,
     el("span", { "data-kind": "wall-clock", text: times(m.speedupModel) }), "，实测墙钟，见上面的加速表）。"];
 }
 
-function cText(m, ratio, roofC) {
+function cText(m, ratio, roofC, thresholds) {
   const against = roofC === null ? "" : `，屋顶线按你的机器预测的是 ${fixed(roofC, 3)}`;
-  const why = m.c > 1.5 * ratio
+  const far = thresholds.far_above;
+  const why = m.c >= far * ratio
     ? `实测的 c 是参数比的 ${fixed(m.c / ratio, 1)} 倍：草稿小，它的前向里不随参数变少的固定开销（每层的调用、` +
       "小运算）占的份额更大。"
-    : m.c < ratio / 1.5
-      ? "实测的 c 比参数比还小：这次计时里草稿的前向格外顺（它的权重更小，更容易留在缓存里），也可能是计时的波动。"
-      : "实测的 c 接近参数比：这里的前向时间大致跟参数一起缩放。";
+    : m.c <= ratio / far
+      ? "实测的 c 比参数比还小得多：这次计时里草稿的前向格外顺（它的权重更小，更容易留在缓存里），也可能是计时的波动。"
+      : `实测的 c 是参数比的 ${fixed(m.c / ratio, 1)} 倍，不到 ${fixed(far, 0)} 倍：这里的前向时间大致跟参数一起缩放。`;
   return `c = ${fixed(m.c, 3)}：草稿一次前向的时间是目标的 ${pct(m.c)}。正文的公式用参数比 ${fixed(ratio, 3)}${against}。${why}`;
 }
 
@@ -109,24 +120,28 @@ function overshootText(result) {
 
 /** The nodes of the explanation and the figures they show (for the report's dataset). opts: {models (payload:
  * name → {parameters}), costs (payload e5_costs), vocab, reader (the reader's roof report.js drew, or null),
- * roofModels (result.roof.models: modelFigures of target and draft), predictedV (the roofline's v(k), or null)}. */
+ * roofModels (result.roof.models: modelFigures of target and draft), predictedV (the roofline's v(k), or null),
+ * thresholds (the payload's, widgets/thresholds.json: name → value)}. */
 export function explainRun(result, k, opts) {
   const m = result.measured, s = result.speculative;
   const ratio = opts.models[result.draft].parameters / opts.models[opts.target].parameters;
   const times = samplerTimes(result);
   const context = result.timing.positions;
   const reader = opts.reader, models = opts.roofModels;
-  const r = reader ? regime(reader, models.target, context, m.targetMs) : null;
-  const roofC = r ? roofTime(reader, forwardCost(models.draft, 1, context)) / r.roofMs : null;
+  const timed = reader && Number.isFinite(m.verifyMs) && Number.isFinite(opts.predictedV);
+  const r = timed ? regime(reader, models.target, k + 1, context, m.verifyMs) : null;
+  const verdict = r ? roofVerdict(r, opts.predictedV, m.v, opts.thresholds) : null;
+  const roofOne = (model) => roofTime(reader, forwardCost(model, 1, context));
+  const roofC = reader ? roofOne(models.draft) / roofOne(models.target) : null;
   const tokens = (s.generated ?? s.tokens.length) / s.rounds;
   const timeline = { k, tokens, draftMs: m.draftMs, verifyMs: m.verifyMs, targetMs: m.targetMs,
     samplerRoundMs: times.round, samplerTokenMs: times.token };
   const overshoot = overshootText(result);
   const nodes = [
     el("h4", { text: "读懂你的这次运行" }),
-    el("p", { class: "c13-e6-regime" }, ...(r ? regimeText(r, m, k, opts.predictedV)
+    el("p", { class: "c13-e6-regime" }, ...(r ? regimeText(r, verdict, m, k, opts.thresholds)
       : ["没有测出你的机器的屋顶线，这里没法判断它的前向受带宽还是受算力所限。"])),
-    el("p", { class: "c13-e6-c", text: cText(m, ratio, roofC) }),
+    el("p", { class: "c13-e6-c", text: cText(m, ratio, roofC, opts.thresholds) }),
     el("p", { class: "c13-e6-v", text: vText(m.v, k) }),
     el("figure", { class: "c13-fig c13-e6-timeline" }, fromMarkup(roundTimeline({ id: uid("e6-tl"), ...timeline })),
       el("figcaption", { text: `一轮的时间花在哪：前向用计时段的中位数，判定用这次运行里 sampler.py 的实际用时（每轮、每个 token ` +
@@ -136,7 +151,8 @@ export function explainRun(result, k, opts) {
     ...(overshoot ? [el("p", { class: "c13-e6-overshoot", text: overshoot })] : []),
     ...[sideBySide(result, k, ratio, opts.costs)].flat(),
   ];
-  return { nodes, data: { draft: result.draft, regime: r?.bound ?? "", overheadBound: r ? String(r.overRoof >= OVERHEAD) : "", regimeMemoryMs: r?.memoryMs ?? "",
+  return { nodes, data: { draft: result.draft, regime: r?.bound ?? "", overheadBound: verdict ? String(verdict.overhead) : "",
+    roofAgrees: verdict ? String(verdict.agrees) : "", regimePositions: r?.positions ?? "", regimeMemoryMs: r?.memoryMs ?? "",
     regimeComputeMs: r?.computeMs ?? "", overRoof: r?.overRoof ?? "", paramRatio: ratio,
     roofC: roofC ?? "", samplerRoundMs: times.round, samplerTokenMs: times.token, roundTokens: tokens,
     overshoot: overshoot ? (s.generated ?? s.tokens.length) - result.nNew : 0 } };

@@ -218,7 +218,8 @@ export function render(section, data) {
   const longest = longestToken(data.labels);
   const ui = { section, data, running: false, shown: null,
     reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data),
-      accounting: data.accounting.drafts, models: data.models, costs: data.e5_costs } };
+      accounting: data.accounting.drafts, models: data.models, costs: data.e5_costs,
+      thresholds: data.thresholds } };
   const w = (ui.w = build(live, data, () => run(), () => { if (!ui.running && ui.shown) measureAgain(ui); }));
   ui.setRunning = (on) => {
     ui.running = on;
