@@ -110,12 +110,13 @@ def test_the_interval_is_said_wider_than_the_spread_only_when_it_is(d):
     r = c.row(small, k)
     noise = c.alpha_noise(k)
     assert noise["wider"] == (noise["width"] > noise["spread"])
+    assert noise["case"] == ("wider" if noise["wider"] else "narrower")
     acc = d["accounting"]["drafts"][small]
     acc["alpha_k_min"], acc["alpha_k_max"] = r["alpha_low"] - 0.01, r["alpha_high"] + 0.01
-    assert Claims(d).alpha_noise(k)["wider"] is False
+    assert Claims(d).alpha_noise(k)["case"] == "narrower"
     r["alpha_low"], r["alpha_high"] = acc["alpha_k_min"] - 0.02, acc["alpha_k_max"] + 0.02
     d["accounting"]["drafts"][large]["alpha_k_min"] = d["accounting"]["drafts"][large]["alpha_k_max"] - 0.01
-    assert Claims(d).alpha_noise(k)["wider"] is True
+    assert Claims(d).alpha_noise(k)["case"] == "wider"
 
 
 def test_the_first_try_drags_alpha_up_and_says_whether_the_best_k_moved(d):
@@ -124,26 +125,30 @@ def test_the_first_try_drags_alpha_up_and_says_whether_the_best_k_moved(d):
     set_accounting(d, small, alpha=0.85, c=c_small)
     t = Claims(d).try_alpha()
     assert t["alpha"] > 0.85 and t["alpha"] == 0.9
+    assert t["case"] == ("later" if t["k"] > d["accounting"]["drafts"][small]["best_k"] else
+                         "earlier" if t["moved"] else "top" if t["k"] == max(d["constants"]["ks"]) else "same")
     set_accounting(d, small, alpha=0.97, c=c_small)
     with pytest.raises(ClaimError, match="α 变大"):
         Claims(d).try_alpha()
     set_accounting(d, small, alpha=0.79, c=1.0)  # so costly that k = 1 stays best at any α: «还是 k = 1»
     t = Claims(d).try_alpha()
     assert t["moved"] is False and t["k"] == d["accounting"]["drafts"][small]["best_k"]
+    assert t["case"] == ("top" if t["k"] == max(d["constants"]["ks"]) else "same")
 
 
 def test_the_naive_scheme_is_called_tiny_only_when_it_is(d):
-    assert Claims(d).naive()["level"] == "tiny"
+    n = Claims(d).naive()
+    assert n["level"] == "tiny" and n["waste"] == "none"
     for entry in d["distributions"].values():
         for draft in entry["sum_pq"]:
             entry["sum_pq"][draft] = entry["alpha"][draft] * 0.4
     n = Claims(d).naive()
-    assert n["level"] == "far" and "几乎" not in n["summary"] and n["only"] == "只有"
+    assert n["level"] == "far" and n["waste"] == ("most" if n["max"] < 0.5 else "more")
     for entry in d["distributions"].values():
         for draft in entry["sum_pq"]:
             entry["sum_pq"][draft] = entry["alpha"][draft] * 0.9
     n = Claims(d).naive()
-    assert n["level"] == "below" and n["only"] == "是" and "远" not in n["lead"]
+    assert n["level"] == "below" and n["waste"] == ("most" if n["max"] < 0.5 else "more")
 
 
 def test_a_contradicted_sentence_stops_the_build_naming_it_and_its_numbers(d):

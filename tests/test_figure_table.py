@@ -108,13 +108,14 @@ def test_the_listing_names_every_key_of_the_context_and_where_it_comes_from(data
     assert filters["pct"]["where"] == "generator.pages.formats.pct" and filters["pct"]["doc"]
 
 
-def test_the_command_prints_the_four_groups_and_json():
+def test_the_command_prints_the_five_groups_and_json():
     run = subprocess.run([sys.executable, "-m", "generator", "context"], capture_output=True, text=True, cwd=ROOT,
                          timeout=300)
     assert run.returncode == 0, run.stderr
-    for heading in ("变量", "函数", "过滤器", "图"):
+    for heading in ("变量", "函数", "过滤器", "图", "措辞的决定"):
         assert re.search(rf"^{heading}（.*：\d+ 个$", run.stdout, re.M), heading
     assert "svg_tv_curve()" in run.stdout and "c13.json → anchor" in run.stdout
     run = subprocess.run([sys.executable, "-m", "generator", "context", "--json"], capture_output=True, text=True,
                          cwd=ROOT, timeout=300)
-    assert run.returncode == 0 and set(json.loads(run.stdout)) == {"variables", "helpers", "filters", "figures"}
+    assert run.returncode == 0 and set(json.loads(run.stdout)) == {"variables", "helpers", "filters", "figures",
+                                                                 "decisions"}

@@ -179,7 +179,7 @@ def test_the_best_k_with_measured_n_says_which_runs_explain_it(data, at_ratio, b
     why = Claims(d).measured_best(small)
     assert why["case"] == case
     assert why["row"]["k"] == (best_k if case == "fewer" else k)
-    assert ("产出得多" in why["lead"]) == (case == "more") and ("产出得少" in why["lead"]) == (case == "fewer")
+    assert why["which"] == ("best" if case == "fewer" else "at") and why["best_k"] == best_k
 
 
 def test_the_first_try_at_the_top_of_the_slider_does_not_ask_for_one_more(data):
@@ -188,7 +188,7 @@ def test_the_first_try_at_the_top_of_the_slider_does_not_ask_for_one_more(data):
     d["constants"]["ks"] = [1, 2]
     d["accounting"]["drafts"][small]["best_k"] = 2
     at = Claims(d).try_alpha()
-    assert at["k"] == 2 and not at["moved"] and "最大的 k" in at["why"] and "多猜一个" not in at["why"]
+    assert at["k"] == 2 and not at["moved"] and at["case"] == "top"
 
 
 # --- the corners, regenerated and built ------------------------------------------------------------------------------

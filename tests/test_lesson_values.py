@@ -41,7 +41,9 @@ def render(ctx):
 
 def test_at_most_half_the_statements_remain_and_no_set_computes():
     source = TEMPLATE.read_text(encoding="utf-8")
-    assert source.count("[%") <= MAX_STATEMENTS, f"{source.count('[%')} statements in docs/index.md"
+    # a pick's tags hold wordings, not code (issue 34): they are not counted
+    statements = len(re.findall(r"\[%(?! (?:pick|case|endpick)\b)", source))
+    assert statements <= MAX_STATEMENTS, f"{statements} statements in docs/index.md"
     # the sets that remain capture prose (a figure's caption, a number of the evolution map), never an expression
     assert re.findall(r"\[% set [^%]*=", source) == []
     kept = set(re.findall(r"\[% set (\w+) %\]", source))

@@ -14,7 +14,7 @@ import math
 import unicodedata
 from pathlib import Path
 
-from .formats import fixed, prob
+from .formats import prob
 from .measured import measured_row
 from ..speedup import best_k, speedup
 
@@ -28,6 +28,23 @@ TINY_SUM_PQ, TOGETHER, MANY_SMALL = THRESHOLDS["tiny_sum_pq"], THRESHOLDS["toget
 FAR_BELOW, FAR_ABOVE = THRESHOLDS["far_below"], THRESHOLDS["far_above"]
 # E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
 TRY_ALPHAS = (0.8, 0.9, 0.95)
+
+# The decisions the page's data-dependent wordings follow ([% pick NAME %] in docs/index.md, templates.Pick): the
+# name the page picks by, every key it can take, and what decides it. The page writes a wording for each key.
+DECISIONS = {
+    "naive.level": (("tiny", "far", "below"), "Claims.naive: Σ p·q below tiny_sum_pq everywhere, at most half its α "
+                                                "everywhere, or only below α"),
+    "naive.waste": (("none", "most", "more"), "Claims.naive: Σ p·q tiny, below one half everywhere, or not"),
+    "alpha_noise.case": (("wider", "narrower"), "Claims.alpha_noise: the 95% interval at the lesson's k wider than the "
+                                                "spread of the per-k rates, or not"),
+    "note.why.case": (("more", "fewer", "close"), "Claims.measured_best: why the best k with measured N differs"),
+    "note.why.which": (("at", "best"), "Claims.measured_best: whose runs the sentence shows"),
+    "at_high.case": (("later", "earlier", "top", "same"), "Claims.try_alpha: where E5's best k goes when α grows"),
+    "big.case": (("slower", "best"), "Claims.large_at_k_max: the large draft slower at the largest k than at its best"),
+    "bigger.best.larger": (("more", "less", "same"), "Claims.bigger_draft: the large draft's best speedup against "
+                                                      "the small draft's, as printed"),
+    "script.text": (("han", "other"), "Claims.script: the prompts and the replay's text mostly Han characters, or not"),
+}
 
 
 class ClaimError(ValueError):
@@ -89,9 +106,9 @@ class Claims:
 
     # --- the naive scheme (Σ p·q) ------------------------------------------------------------------------------
     def naive(self):
-        """How the page speaks of Σ p·q: 'tiny' (every one below TINY_SUM_PQ), 'far' (every one at most half its
-        α) or 'below' (smaller than α, as it always is), with the phrases of the summary, of E2's lead-in and of
-        the line after its table."""
+        """How the page speaks of Σ p·q: level 'tiny' (every one below TINY_SUM_PQ), 'far' (every one at most half
+        its α) or 'below' (smaller than α, as it always is); waste, for the line after its table: 'none' (tiny),
+        'most' (every one below one half: most guesses are thrown away) or 'more'."""
         dist = self.data["distributions"]
         pairs = [(dist[p]["sum_pq"][d], dist[p]["alpha"][d]) for p in dist for d in self.drafts]
         biggest = max(s for s, _ in pairs)
@@ -105,16 +122,8 @@ class Claims:
                 if not float(prob(s).rstrip("%")) < shown_pct(a):  # Σ p·q ≤ α always; printed alike, not "小于"
                     raise ClaimError("在我们的模型上，它小于下一节的接受率 α", "Σ p·q is not below α as printed",
                                      {"Σ p·q": s, "α": a})
-        summary = {"tiny": "几乎什么都留不下", "far": "留下的太少", "below": "留下的比正确的规则少"}[level]
-        lead = {"tiny": "小得可怜", "far": "远小于下一节的接受率 α", "below": "小于下一节的接受率 α"}[level]
-        if level == "tiny":
-            after = "这样的草稿几乎每轮都白猜。"
-        elif biggest < 0.5:
-            after = "大部分猜测都被白白扔掉。"
-        else:
-            after = "被白白扔掉的猜测，比下一节的规则多。"
-        return {"level": level, "max": biggest, "summary": summary, "only": "只有" if level != "below" else "是",
-                "lead": lead, "after": after}
+        waste = "none" if level == "tiny" else "most" if biggest < 0.5 else "more"
+        return {"level": level, "waste": waste, "max": biggest}
 
     # --- "被拒后从 p 重抽" ----------------------------------------------------------------------------------------
     def resample_bias_visible(self, prefix=None, draft=None):
@@ -144,10 +153,8 @@ class Claims:
         width = round(shown_pct(r["alpha_high"]) - shown_pct(r["alpha_low"]), 1)
         spread = max(round(shown_pct(self.acc[d]["alpha_k_max"]) - shown_pct(self.acc[d]["alpha_k_min"]), 1)
                      for d in self.drafts)
-        sentence = ("这比各 k 之间的差还大。" if width > spread else
-                    f"各 k 之间的差（最多 {fixed(spread, 1)} 个百分点）比这个区间的宽度（{fixed(width, 1)} 个百分点）还大，"
-                    "不全是噪声；不过")
-        return {"wider": width > spread, "width": width, "spread": spread, "sentence": sentence}
+        return {"case": "wider" if width > spread else "narrower", "wider": width > spread, "width": width,
+                "spread": spread}
 
     def slow_at_k_max(self, draft):
         """«…到 k = k_max 时是 …»: said only when k_max is not the draft's best k (or it would repeat the best), and
@@ -161,24 +168,24 @@ class Claims:
         """«逐个 k 把实测的 N 代入同一个公式，… 在 k = … 最高»: why the best k with each k's measured N differs from
         the best k with the pooled α. 'more' when the runs at that k produced more than the formula says (as
         printed), else 'fewer' when those at the formula's best k produced fewer, else 'close' (both print about as
-        the formula says: the two k's were nearly as fast). `lead` is the clause, `row` the k whose runs it shows
-        (`this`: 这 for that k, 那 for the formula's best), `inside` whether the pooled α lies in its 95% interval."""
+        the formula says: the two k's were nearly as fast). `row` is the k whose runs it shows (`which`: 'at' that
+        k, 'best' the formula's best), `inside` whether the pooled α lies in its 95% interval."""
         a = self.acc[draft]
         at, best = self.row(draft, a["measured_best_k"]), self.row(draft, a["best_k"])
         if order(at["tokens_per_target_forward"], at["formula"], "fixed2") == "more":
-            case, row, lead = "more", at, "那一批运行碰巧产出得多"
+            case, row = "more", at
         elif order(best["tokens_per_target_forward"], best["formula"], "fixed2") == "less":
-            case, row, lead = "fewer", best, f"公式最快的 k = {best['k']} 那一批运行碰巧产出得少"
+            case, row = "fewer", best
         else:
-            case, row, lead = "close", at, (f"按公式它和最快的 k = {best['k']} 本来就只差一点，两个 k 实测的 N 又都和公式"
-                                            "印出来差不多，这点差别就换掉了最快的 k")
-        return {"case": case, "row": row, "lead": lead, "this": "那" if case == "fewer" else "这",
+            case, row = "close", at
+        return {"case": case, "row": row, "which": "best" if case == "fewer" else "at", "best_k": best["k"],
                 "inside": row["alpha_low"] <= a["alpha"] <= row["alpha_high"]}
 
     # --- E5's tries --------------------------------------------------------------------------------------------
     def try_alpha(self):
         """E5's first try: the α to drag the small draft's to (the first of TRY_ALPHAS above its own, as printed),
-        the best k there, and whether it moved from the draft's best k."""
+        the best k there, and whether it moved from the draft's best k: case 'later' (to a larger k), 'earlier',
+        'top' (it stays, at the top of the slider) or 'same' (it stays below the top)."""
         a = self.acc[self.small]
         target = next((t for t in TRY_ALPHAS if shown_pct(t) > shown_pct(a["alpha"])), None)
         if target is None:
@@ -187,11 +194,9 @@ class Claims:
                              {"α": a["alpha"], "tries": TRY_ALPHAS})
         k = best_k(target, a["c"], self.ks)
         later, moved = k > a["best_k"], k != a["best_k"]
+        case = "later" if later else "earlier" if moved else "top" if k == self.k_max else "same"
         return {"alpha": target, "k": k, "speedup": speedup(target, a["c"], k), "moved": moved, "later": later,
-                "verb": "变成" if moved else "还是",
-                "why": "：草稿猜得越准，一轮多猜几个越划算。" if later else
-                       "。" if moved else "：这已是滑块上最大的 k，没有更大的 k 可选。" if k == self.k_max else
-                       "：α 涨了这么多，还不够让多猜一个变得划算。"}
+                "case": case}
 
     def large_at_k_max(self):
         """E5's fourth try, the large draft at the largest k: 'slower' when its speedup there prints below its best
@@ -204,7 +209,6 @@ class Claims:
         bound = 1 / (1 - a["alpha"]) if a["alpha"] < 1 else math.inf  # every position accepted: E[N] has no bound
         slower = a["best_k"] != self.k_max and shown_times(r["speedup"]) < shown_times(a["best_speedup"])
         return {"case": "slower" if slower else "best", "speedup": r["speedup"], "cost": cost, "bound": bound,
-                "question": "大草稿为什么越猜越慢？" if slower else "大草稿是不是猜得越多越好？",
                 "bounded": shown_fixed(bound, 2) < shown_fixed(cost, 2), "best_k": a["best_k"],
                 "best_speedup": a["best_speedup"], "cost_best": cost_best, "yield_best": best["formula"],
                 "yield": r["formula"]}
@@ -220,11 +224,6 @@ class Claims:
                "k_max": order(self.row(self.large, self.k_max)["speedup"],
                               self.row(self.small, self.k_max)["speedup"], "times"),
                "large_k_max": self.slow_at_k_max(self.large)}
-        out["lead"], out["tail"] = {
-            "less": ("我们的模型也是这样：", ""),
-            "more": ("我们的模型却是大草稿更快：", "——它多出的接受率抵过了多花的代价。哪个草稿更合适，要把 α 和 c 代进公式算过才知道"),
-            "same": ("我们的两个草稿最好时一样快：", "——大草稿多出的接受率，刚好被它多花的代价抵掉"),
-        }[out["best"]["larger"]]
         out["wall"] = None
         if self.measured:
             rows = {d: measured_row(self.measured["by_draft"][d], self.k_max) for d in self.drafts}
@@ -349,10 +348,8 @@ class Claims:
         text = "".join(p["text"] for p in self.data["prompts"]) + "".join(labels[t] for t in tokens)
         letters = [ch for ch in text if ch.isalpha()]
         han = bool(letters) and sum(is_han(ch) for ch in letters) * 2 > len(letters)
-        clause = ("一个汉字占 3 个字节，常被切进相邻的两个 token，几个字节合起来才是一个汉字" if han else
-                  "一个字符若不止一个字节，就可能被切进相邻的 token，几个字节合起来才是一个字符")
         return {"byte_tokens": bool(byte_tokens), "example": byte_tokens[0] if byte_tokens else None, "han": han,
-                "clause": clause}
+                "text": "han" if han else "other"}
 
 
 def register(ctx, data):

@@ -1,12 +1,14 @@
 """What the page templates can use, listed with where each comes from (`python -m generator context`).
 
-Four kinds, as docs/index.md uses them: variables ([[ name ]]), helpers (functions called as [[ name(…) ]]), filters
-([[ value | name ]]) and figures (the helpers that return a drawn figure, declared in figure_table.py). A variable
+Five kinds, as docs/index.md uses them: variables ([[ name ]]), helpers (functions called as [[ name(…) ]]), filters
+([[ value | name ]]), figures (the helpers that return a drawn figure, declared in figure_table.py) and decisions
+([% pick name %], claims.py DECISIONS: the keys each can take, the one this data takes, and what decides it). A variable
 taken whole from c13.json is named by its path in the file; the rest by the step of build_context that made it.
 """
 import inspect
 
 from . import figure_table
+from .claims import DECISIONS
 from .context import build_context
 from .templates import make_env
 
@@ -48,11 +50,12 @@ def where_defined(obj):
 
 
 def describe(data):
-    """The listing as {"variables": [...], "helpers": [...], "filters": [...], "figures": [...]}, each entry a dict."""
+    """The listing as {"variables": [...], "helpers": [...], "filters": [...], "figures": [...], "decisions": [...]},
+    each entry a dict."""
     origins = {}
     ctx = build_context(data, origins)
     figures = {f.accessor: f for f in figure_table.FIGURES}
-    out = {"variables": [], "helpers": [], "filters": [], "figures": []}
+    out = {"variables": [], "helpers": [], "filters": [], "figures": [], "decisions": []}
     for name in sorted(ctx):
         value = ctx[name]
         if name in figures:
@@ -79,13 +82,26 @@ def describe(data):
                                    "where": where_defined(f)})
     jinja = sorted(name for name, f in env.filters.items() if not where_defined(f).startswith("generator."))
     out["filters"].append({"name": "…", "call": "Jinja 自带的", "doc": ", ".join(jinja), "where": "jinja2"})
+    for name, (keys, about) in DECISIONS.items():
+        out["decisions"].append({"name": name, "keys": list(keys), "value": decided(ctx, name), "doc": about,
+                                 "where": "generator/pages/claims.py DECISIONS"})
     return out
+
+
+def decided(ctx, name):
+    """The key a decision takes for this data ('—' for one inside a loop of the page, such as note.why.case)."""
+    head, *rest = name.split(".")
+    value = ctx.get(head)
+    for part in rest:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value if isinstance(value, str) else "—"
 
 
 def text(listing):
     """The listing as text for a terminal: a heading and one line per entry, in four groups."""
     titles = {"variables": "变量（[[ name ]]）", "helpers": "函数（[[ name(…) ]]）", "filters": "过滤器（[[ value | name ]]）",
-              "figures": "图（[[ name(…) ]]，generator/pages/figure_table.py 声明）"}
+              "figures": "图（[[ name(…) ]]，generator/pages/figure_table.py 声明）",
+              "decisions": "措辞的决定（[% pick name %][% case key %]…[% endpick %]，generator/pages/claims.py 声明）"}
     lines = []
     for group, title in titles.items():
         entries = listing[group]
@@ -93,6 +109,8 @@ def text(listing):
         for e in entries:
             if group == "variables":
                 lines.append(f"  {e['name']:<22} {e['type']:<9} {e['where']}")
+            elif group == "decisions":
+                lines.append(f"  {e['name']:<22} {' | '.join(e['keys']):<26} this data: {e['value']:<8} {e['doc']}")
             elif group == "figures":
                 lines.append(f"  {e['call']:<34} renderer {e['renderer']:<22} drawn {e['drawn']}  {e['doc']}")
             else:

@@ -69,6 +69,7 @@ ABOUT = {
     "wb": "E6's WebAssembly SIMD forward timed in Node on the build machine, when usable",
     "jb": "E6's JavaScript forward timed in Node on the build machine, when usable",
     "naive": "claims.naive(): how the page speaks of Σ p·q",
+    "alpha_noise": "claims.alpha_noise(replay_k): the lesson's k's 95% interval against the spread of the per-k rates",
     "script": "claims.script(): byte tokens and the script of the text",
     "tv_slow": "claims.tv_slower(): the TV falls slower at small n",
     "at_max": "claims.slow_at_k_max(): the large draft at the largest k",
@@ -169,6 +170,7 @@ def conclusions(ctx, named):
     fall = named["tv_fall"]
     return {
         "naive": claims.naive(),
+        "alpha_noise": claims.alpha_noise(named["replay_k"]),
         "script": claims.script(),
         "tv_slow": claims.tv_slower([fall["small_n"]["direct"], fall["small_n"]["correct"]],
                                     [fall["large_n"]["direct"], fall["large_n"]["correct"]]),

@@ -4,6 +4,8 @@ import re
 import traceback
 
 import jinja2
+from jinja2 import nodes
+from jinja2.ext import Extension
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
@@ -48,8 +50,67 @@ def section_of(text):
     return m.group(0)
 
 
+class Pick(Extension):
+    """A sentence whose wording depends on the data, every wording written in the page:
+
+        [% pick naive.level %][% case tiny %]几乎什么都留不下[% case far %]留下的太少[% endpick %]
+
+    The decision (a name of the context, or a name's attribute) holds one of the keys; the words after its `case` are
+    rendered. A decision registered in generator/pages/claims.py (DECISIONS) names every key it can take, and
+    tests/test_picks.py wants a case written for each. A key with no case stops the build, naming the decision, its
+    line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
+    end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
+    data's: the tests render every alternative that way."""
+    tags = {"pick"}
+
+    def __init__(self, environment):
+        super().__init__(environment)
+        environment.extend(forced_picks={})
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        first = parser.stream.expect("name")
+        name, expr = first.value, nodes.Name(first.value, "load", lineno=lineno)
+        while parser.stream.skip_if("dot"):
+            attr = parser.stream.expect("name").value
+            name, expr = f"{name}.{attr}", nodes.Getattr(expr, attr, "load", lineno=lineno)
+        parser.stream.expect("block_end")
+        before = parser.subparse(("name:case", "name:endpick"))
+        if any(not (isinstance(n, nodes.Output) and all(isinstance(c, nodes.TemplateData) and not c.data.strip()
+                                                           for c in n.nodes)) for n in before):
+            parser.fail(f"pick {name}: only [% case KEY %] branches may follow [% pick {name} %]", lineno)
+        cases = []
+        while parser.stream.current.test("name:case"):
+            next(parser.stream)
+            key = parser.stream.expect("name").value
+            if key in (k for k, _ in cases):
+                parser.fail(f"pick {name}: the case {key} is written twice", lineno)
+            cases.append((key, parser.parse_statements(("name:case", "name:endpick"))))
+        if not cases:
+            parser.fail(f"pick {name}: write each wording after [% case KEY %]", lineno)
+        parser.stream.expect("name:endpick")
+        keys = [k for k, _ in cases]
+        chosen = self.call_method("_decide", [nodes.Const(lineno), nodes.Const(name), expr, nodes.Const(keys)],
+                                  lineno=lineno)
+        top = node = nodes.If(nodes.Compare(chosen, [nodes.Operand("eq", nodes.Const(keys[0]))]), cases[0][1], [],
+                              [], lineno=lineno)
+        node.elif_ = [nodes.If(nodes.Compare(chosen, [nodes.Operand("eq", nodes.Const(k))]), body, [], [],
+                               lineno=lineno) for k, body in cases[1:]]
+        return top
+
+    def _decide(self, lineno, name, value, keys):
+        value = self.environment.forced_picks.get((lineno, name), value)
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        if value not in keys:
+            raise ValueError(f"the decision {name} (line {lineno}) is {value!r}, and the page writes a wording for "
+                             f"{', '.join(keys)} only: add [% case {value} %] with its words")
+        return value
+
+
 def make_env():
     env = jinja2.Environment(
+        extensions=[Pick],
         variable_start_string="[[", variable_end_string="]]",
         block_start_string="[%", block_end_string="%]",
         comment_start_string="[#", comment_end_string="#]",

@@ -1,0 +1,100 @@
+"""Wordings in the page, decisions in code (issue 34): a sentence whose wording depends on the data writes every
+wording in docs/index.md, `[% pick NAME %][% case KEY %]…[% endpick %]` (generator/pages/templates.py Pick), and a
+decision of generator/pages/claims.py (DECISIONS) picks one.
+
+- every pick names a registered decision and writes a wording for each key it can take, and for no other; every
+  registered decision is picked somewhere (a guarded sentence that disappears fails here, it is not silenced);
+- every alternative of every pick renders, forced one at a time, and reads as a sentence: no doubled or empty
+  punctuation that the data's own rendering lacks;
+- a key the page has no wording for stops the build, naming the decision, its line and what to add;
+- a pick that ends a line keeps the line's end (`+%]`).
+Nothing here pins a phrase: reword a case and these tests still pass.
+"""
+import re
+
+import jinja2
+import pytest
+from mkdocs.exceptions import PluginError
+
+from generator.pages.claims import DECISIONS
+from generator.pages.templates import make_env, render_page
+from tests.test_lesson_values import TEMPLATE, context
+
+PICK = re.compile(r"\[% pick ([\w.]+) %\](.*?)\[% endpick \+?%\]", re.S)
+CASE = re.compile(r"\[% case (\w+) %\]")
+# punctuation that never follows itself in the page's Chinese: a wording left empty or doubled shows as one of these
+BROKEN = re.compile(r"[，、；：。][，、；：。]|（）|（[，。；]|[，；：]）|^\s*[，。；：]", re.M)
+
+
+def picks():
+    """(line, decision, keys in the order written) of every pick of docs/index.md."""
+    source = TEMPLATE.read_text(encoding="utf-8")
+    return [(source.count("\n", 0, m.start()) + 1, m.group(1), CASE.findall(m.group(2))) for m in PICK.finditer(source)]
+
+
+def test_every_pick_writes_a_wording_for_every_key_of_its_decision():
+    found = picks()
+    assert found, "docs/index.md has no [% pick %]"
+    for line, name, keys in found:
+        assert name in DECISIONS, f"docs/index.md:{line}: pick {name} is no decision of claims.DECISIONS"
+        assert sorted(keys) == sorted(DECISIONS[name][0]), f"docs/index.md:{line}: pick {name} writes {keys}"
+    assert {name for _, name, _ in found} == set(DECISIONS), "a decision the page no longer picks by"
+
+
+def test_a_pick_that_ends_a_line_keeps_the_line_end():
+    source = TEMPLATE.read_text(encoding="utf-8")
+    assert re.findall(r"\[% endpick %\]\n", source) == [], "write [% endpick +%] where a pick ends its line"
+
+
+def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
+    ctx = context(data, monkeypatch, tmp_path, "committed")
+    source = TEMPLATE.read_text(encoding="utf-8")
+    env = make_env()
+    own = render_page(env, ctx, source, "index.md")
+    own_broken = BROKEN.findall(own)
+    rendered = 0
+    for line, name, keys in picks():
+        for key in keys:
+            env.forced_picks = {(line, name): key}
+            text = render_page(env, ctx, source, "index.md")
+            assert BROKEN.findall(text) == own_broken, f"docs/index.md:{line}: pick {name}, case {key}"
+            rendered += 1
+    assert rendered == sum(len(keys) for _, _, keys in picks())
+
+
+def test_a_key_without_its_wording_stops_the_build_naming_the_decision():
+    env = make_env()
+    source = "甲。\n它[% pick x.level %][% case tiny %]很小[% case far %]远小于 α[% endpick %]。\n"
+    assert env.from_string(source).render(x={"level": "far"}) == "甲。\n它远小于 α。\n"
+    with pytest.raises(PluginError) as e:
+        render_page(env, {"x": {"level": "below"}}, source, "index.md")
+    message = str(e.value)
+    assert "index.md: line 2" in message and "x.level" in message and "'below'" in message
+    assert "[% case below %]" in message
+    with pytest.raises(PluginError, match="'x' is undefined"):
+        render_page(env, {}, source, "index.md")
+
+
+@pytest.mark.parametrize("source, words", [
+    ("[% pick x %]前言[% case a %]甲[% endpick %]", "only [% case KEY %] branches may follow"),
+    ("[% pick x %][% case a %]甲[% case a %]乙[% endpick %]", "the case a is written twice"),
+    ("[% pick x %][% endpick %]", "write each wording after [% case KEY %]"),
+])
+def test_a_malformed_pick_is_refused_with_what_to_write(source, words):
+    with pytest.raises(jinja2.TemplateSyntaxError) as e:
+        make_env().from_string(source)
+    assert words in str(e.value)
+
+
+def test_the_context_command_lists_every_decision_with_its_keys_and_this_datas_choice(data, monkeypatch, tmp_path):
+    from generator.pages import context_info
+    from generator.pages.claims import Claims
+    from generator.pages.data_file import DEFAULT_DATA
+    monkeypatch.setenv("C13_DATA", str(DEFAULT_DATA))
+    listed = {e["name"]: e for e in context_info.describe(data)["decisions"]}
+    assert set(listed) == set(DECISIONS)
+    for name, e in listed.items():
+        assert e["keys"] == list(DECISIONS[name][0]) and e["doc"]
+        assert e["value"] in (*e["keys"], "—"), name
+    assert listed["naive.level"]["value"] == Claims(data).naive()["level"]
+    assert "措辞的决定" in context_info.text(context_info.describe(data))
