@@ -1,6 +1,6 @@
 """The template computes nothing (issue 25): the values docs/index.md reads are named and derived in Python
 (generator/pages/lesson_values.py, papers_table.py, evolution.py), each checked here against a recomputation, and
-every wording the template still chooses inline is rendered both ways.
+every wording the template chooses is a pick, rendered in each of its cases by tests/test_picks.py.
 
 Expectations are worked out from the data or from made-up inputs, never typed from the models.
 """
@@ -12,7 +12,6 @@ import pytest
 from markupsafe import Markup
 
 from generator.pages import evolution, lesson_values, papers_table
-from generator.pages.formats import times
 from tests.sitelib import ROOT, drafts_by_size
 
 TEMPLATE = ROOT / "docs" / "index.md"
@@ -142,45 +141,6 @@ def test_the_evolution_map_marks_this_lesson_once_and_takes_every_number():
         evolution.evolution_map(**{k: v for k, v in numbers.items() if k != "batching"})
     with pytest.raises(KeyError):
         evolution.evolution_map(**numbers, extra="x")
-
-
-def test_every_inline_wording_renders_both_ways(data, monkeypatch, tmp_path):
-    """Each `[[ a if … else b ]]` of the template, rendered on the data's side and then on the other."""
-    committed = render(context(data, monkeypatch, tmp_path, "committed"))
-    ctx = context(data, monkeypatch, tmp_path, "committed")
-    mc = ctx["measured"]
-    assert mc and mc["usable"], "the committed measured.json is needed to render the measured sentences"
-    ctx["same_size"] = not ctx["same_size"]
-    ctx["greedy"] = dict(ctx["greedy"], identical=ctx["greedy"]["total"] - 2)
-    visible = ctx["claims"].resample_bias_visible()
-    ctx["claims"].resample_bias_visible = lambda *a: not visible
-    ctx["robust_best_k"] = not ctx["robust_best_k"]
-    mc["summary"] = dict(mc["summary"], all_below_one=not mc["summary"]["all_below_one"],
-                         below_prediction=mc["summary"]["rows"] - mc["summary"]["below_prediction"])
-    small = ctx["small_draft"]
-    row = ctx["row"](small, ctx["replay_k"])
-    why = ctx["claims"].measured_best(small)
-    ctx["measured_best_notes"] = [
-        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": True,
-         "why": dict(why, row=row, inside=True)},
-        {"draft": small, "k": row["k"], "acc": ctx["acc_s"], "row": row, "inside": False,
-         "why": dict(why, row=row, inside=False)}]
-    flipped = render(ctx)
-    pairs = [("一样大，差别只是抽样噪声。", "并不一样大——按理论不该如此"),
-             ("一次都没有差别。", "次不同——按理论这不该发生"),
-             ("，远在噪声之上：偏差是真的", "，和噪声同一量级"),
-             ("最快的 k 都不变", None),
-             ("对每个草稿、每个 k 都比不投机慢", "个中位数里有"),
-             ("全都低于 1×", "个低于 1×。")]
-    for one, other in pairs:
-        on_data = one in committed
-        assert (one in flipped) != on_data, one
-        if other:
-            assert (other in flipped) == on_data and (other in committed) != on_data, other
-    assert "差别在噪声之内，并不说明 k = " in flipped and "95% 区间" in flipped and "之外。" in flipped
-    assert flipped.count("逐个 k 把实测的 N 代入同一个公式") == 2
-    assert ("实测点大多还低于实线" in committed) != ("实测点大多还低于实线" in flipped)
-    assert times(mc["summary"]["max_measured"]) in flipped
 
 
 def test_every_named_value_says_what_it_is(data, monkeypatch, tmp_path):

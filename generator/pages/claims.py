@@ -31,6 +31,7 @@ TRY_ALPHAS = (0.8, 0.9, 0.95)
 
 # The decisions the page's data-dependent wordings follow ([% pick NAME %] in docs/index.md, templates.Pick): the
 # name the page picks by, every key it can take, and what decides it. The page writes a wording for each key.
+YES_NO = ("yes", "no")  # a decision that holds or not (True or False in the context)
 DECISIONS = {
     "naive.level": (("tiny", "far", "below"), "Claims.naive: Σ p·q below tiny_sum_pq everywhere, at most half its α "
                                                 "everywhere, or only below α"),
@@ -44,6 +45,31 @@ DECISIONS = {
     "bigger.best.larger": (("more", "less", "same"), "Claims.bigger_draft: the large draft's best speedup against "
                                                       "the small draft's, as printed"),
     "script.text": (("han", "other"), "Claims.script: the prompts and the replay's text mostly Han characters, or not"),
+    "same_size": (YES_NO, "lesson_values: the correct scheme's TV within half the noise floor of direct sampling's"),
+    "greedy_identical": (YES_NO, "lesson_values: every greedy run equal to the target's own greedy output"),
+    "bias_visible": (YES_NO, "Claims.resample_bias_visible: resampling's closed-form TV over twice the noise floor"),
+    "larger_overlaps": (YES_NO, "lesson_values: the large draft's α above the small draft's at the main prefix"),
+    "other_bias": (("more", "less", "same"), "lesson_values: the other prefix's closed-form TV against the main's"),
+    "tv_slow": (YES_NO, "Claims.tv_slower: the TV falls slower at small n than at large n"),
+    "robust_best_k": (YES_NO, "lesson_values: each draft's best k the same at both ends of its α's 95% interval"),
+    "at_max.below_one": (YES_NO, "Claims.slow_at_k_max: the large draft below 1× at the largest k"),
+    "note.why.inside": (YES_NO, "Claims.measured_best: the pooled α inside that k's 95% interval"),
+    "bigger.large_k_max.below_one": (YES_NO, "Claims.bigger_draft: the large draft below 1× at the largest k"),
+    "bigger.wall": (("more", "less", "same"), "Claims.bigger_draft: the large draft's wall clock at the largest k "
+                                              "against the small draft's, as printed"),
+    "sd.case": (("slows", "costs", "plain"), "Claims.self_drafting: the large draft at the largest k below 1×, "
+                                             "below the best draft's best, or neither"),
+    "sd.own_best": (YES_NO, "Claims.self_drafting: the best draft is the large one itself"),
+    "measured.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1×"),
+    "mu.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1× (usable timings)"),
+    "wall.mostly_below": (YES_NO, "lesson_values.wall_decisions: most timed points below the formula's line"),
+    "wall.best_slower": (YES_NO, "lesson_values.wall_decisions: the small draft's wall clock at its best k below 1×"),
+    "wall.max_slower": (YES_NO, "lesson_values.wall_decisions: the best wall clock of all below 1×"),
+    "wall.costs_above": (YES_NO, "lesson_values.wall_decisions: the large draft's c above the parameter ratio and "
+                                 "v(k_max) above 1"),
+    "wall.wasm_closer": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly c nearer the parameter ratio"),
+    "wall.wasm_v_rises": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly v(k) up from k = 1"),
+    "wall.read_share": (("most", "small"), "lesson_values.wall_decisions: reading the weights most of a forward"),
 }
 
 
@@ -248,7 +274,7 @@ class Claims:
         else:
             case = "plain"
         return {"case": case, "speedup": r["speedup"], "wall": wall, "best_draft": best_draft,
-                "best_k": best["best_k"], "best_speedup": best["best_speedup"]}
+                "own_best": best_draft == self.large, "best_k": best["best_k"], "best_speedup": best["best_speedup"]}
 
     def slowest(self):
         """«接受率太低或草稿太贵时反而更慢»: the slowest of every draft and k by the formula, and whether it prints

@@ -7,6 +7,7 @@ made (generator/pages/context.py), so they can use its drafts by size and its me
 import math
 
 from .evolution import evolution_map, here_position
+from .claims import order
 from .measured import measured_row
 from .papers_table import papers_rows
 
@@ -60,7 +61,7 @@ ABOUT = {
     "evolution_map": "the evolution map's list (evolution.py), given the numbers of its generations",
     "evolution_here": "this lesson's place on the evolution map",
     "mu": "the build machine's timings when usable, else None (measured.py)",
-    "mu_s": "the small draft in the usable timings", "mu_l": "the large draft in the usable timings",
+    "mu_s": "the small draft in the usable timings",
     "mk_s": "the small draft's timed row at the largest k", "mk_l": "the large draft's timed row at the largest k",
     "mk_best": "the small draft's timed row at its best k by the formula",
     "ms_s": "the timed small draft by its own size (stale timings too)",
@@ -80,6 +81,12 @@ ABOUT = {
     "sd": "claims.self_drafting(): what drove self-drafting on the evolution map",
     "slow": "claims.slowest(): the slowest row by the formula",
     "roof_read": "claims.build_read(): the build machine's read time of the target's weights",
+    "greedy_identical": "decision: every greedy run equal to the target's own greedy output",
+    "greedy_differ": "how many greedy runs differ from the target's own output",
+    "bias_visible": "decision: claims.resample_bias_visible(), resampling's bias clear of the noise",
+    "larger_overlaps": "decision: the large draft's α above the small draft's at the main prefix, as printed",
+    "other_bias": "decision: the other prefix's closed-form TV against the main prefix's, as printed",
+    "wall": "decisions on the build machine's timings (wall_decisions)",
     **{name: f"{paper}: {what}" for name, paper, what in REPORTED},
 }
 
@@ -161,6 +168,30 @@ def values(ctx):
     out.update({name: ctx["paper_figure"](paper, what) for name, paper, what in REPORTED})
     out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
     out.update(conclusions(ctx, out))
+    out["wall"] = wall_decisions(ctx, out)
+    return out
+
+
+def wall_decisions(ctx, named):
+    """The decisions the sentences on the build machine's timings follow (None where they have no timings):
+    best_slower (the small draft's wall clock at its best k below 1× as printed), max_slower (the best wall clock
+    of all below 1×), mostly_below (most timed points below the formula's line), wasm_closer (E6's WebAssembly c
+    nearer the parameter ratio than torch's), wasm_v_rises (its v(k) up from k = 1 to the largest timed k),
+    read_share ('most': reading the weights is most of its one-position forward, else 'small'), costs_above (the
+    large draft's c above the parameter ratio and v(k_max) above 1)."""
+    mc, mu, wb, roof = ctx["measured"], named["mu"], named["wb"], named["roof_read"]
+    out = {"mostly_below": mc["summary"]["below_prediction"] * 2 > mc["summary"]["rows"] if mc else None}
+    if mu:
+        large = mu["by_draft"][ctx["large_draft"]]
+        out.update(best_slower=order(named["mk_best"]["measured"]["median"], 1, "times") == "less",
+                   max_slower=order(mu["summary"]["max_measured"], 1, "times") == "less",
+                   costs_above=large["c"]["median"] > large["c_params"] and mu["v"][named["k_max"]]["median"] > 1)
+    if wb:
+        k_last, small = named["k_last"], ctx["small_draft"]
+        out.update(wasm_closer=wb["c"][small]["median"] < named["mu_s"]["c"]["median"],
+                   wasm_v_rises=wb["v"][k_last]["median"] > wb["v"][1]["median"])
+    if roof:
+        out["read_share"] = "most" if roof["ms"] * 2 > wb["target_ms"]["median"] else "small"
     return out
 
 
@@ -168,8 +199,15 @@ def conclusions(ctx, named):
     """claims.py's decisions the prose reads in more than one sentence, under the names the template uses."""
     claims = ctx["claims"]
     fall = named["tv_fall"]
+    alpha = ctx["distributions"][ctx["main_prefix"]]["alpha"]
     return {
         "naive": claims.naive(),
+        "greedy_identical": ctx["greedy"]["identical"] == ctx["greedy"]["total"],
+        "greedy_differ": ctx["greedy"]["total"] - ctx["greedy"]["identical"],
+        "bias_visible": claims.resample_bias_visible(),
+        "larger_overlaps": order(alpha[ctx["large_draft"]], alpha[ctx["small_draft"]], "pct") == "more",
+        "other_bias": order(ctx["distributions"][ctx["other_prefix"]]["tv_resample_p_closed_form"][ctx["small_draft"]],
+                            named["closed_tv"], "fixed4"),
         "alpha_noise": claims.alpha_noise(named["replay_k"]),
         "script": claims.script(),
         "tv_slow": claims.tv_slower([fall["small_n"]["direct"], fall["small_n"]["correct"]],
@@ -187,13 +225,13 @@ def conclusions(ctx, named):
 
 
 def measured_values(ctx, k_max, best_k):
-    """The build machine's timings under short names: `mu` the usable ones (None when absent or stale), `mu_s` and
-    `mu_l` the page's small and large draft in them and `mk_s`, `mk_l`, `mk_best` their rows at k_max and at the
-    small draft's best k; `ms_s`, `ms_l` the timed drafts by their own size (also for stale timings) and `k_last`
+    """The build machine's timings under short names: `mu` the usable ones (None when absent or stale), `mu_s` the
+    page's small draft in them, `mk_s`, `mk_l`, `mk_best` the small and large draft's rows at k_max and the small
+    draft's at its best k; `ms_s`, `ms_l` the timed drafts by their own size (also for stale timings) and `k_last`
     the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent
     or not usable)."""
     mc = ctx["measured"]
-    out = dict.fromkeys(("mu", "mu_s", "mu_l", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb"))
+    out = dict.fromkeys(("mu", "mu_s", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb"))
     if not mc:
         return out
     out.update(ms_s=mc["by_draft"][mc["small"]], ms_l=mc["by_draft"][mc["large"]], k_last=max(mc["ks"]))
@@ -202,6 +240,6 @@ def measured_values(ctx, k_max, best_k):
         if engines.get("wasm-simd128"):
             out.update(wb=engines["wasm-simd128"], jb=engines.get("js"))
         mu_s, mu_l = mc["by_draft"][ctx["small_draft"]], mc["by_draft"][ctx["large_draft"]]
-        out.update(mu=mc, mu_s=mu_s, mu_l=mu_l, mk_s=measured_row(mu_s, k_max), mk_l=measured_row(mu_l, k_max),
+        out.update(mu=mc, mu_s=mu_s, mk_s=measured_row(mu_s, k_max), mk_l=measured_row(mu_l, k_max),
                    mk_best=measured_row(mu_s, best_k))
     return out

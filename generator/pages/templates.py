@@ -55,17 +55,18 @@ class Pick(Extension):
 
         [% pick naive.level %][% case tiny %]几乎什么都留不下[% case far %]留下的太少[% endpick %]
 
-    The decision (a name of the context, or a name's attribute) holds one of the keys; the words after its `case` are
-    rendered. A decision registered in generator/pages/claims.py (DECISIONS) names every key it can take, and
+    The decision (a name of the context, or a name's attribute) holds one of the keys, or True or False (the keys
+    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in generator/pages/claims.py (DECISIONS) names every key it can take, and
     tests/test_picks.py wants a case written for each. A key with no case stops the build, naming the decision, its
     line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
     end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
-    data's: the tests render every alternative that way."""
+    data's: the tests render every alternative that way; `env.picks_parsed` lists (line, decision, keys) of every pick
+    compiled, nested ones too."""
     tags = {"pick"}
 
     def __init__(self, environment):
         super().__init__(environment)
-        environment.extend(forced_picks={})
+        environment.extend(forced_picks={}, picks_parsed=[])
 
     def parse(self, parser):
         lineno = next(parser.stream).lineno
@@ -90,6 +91,7 @@ class Pick(Extension):
             parser.fail(f"pick {name}: write each wording after [% case KEY %]", lineno)
         parser.stream.expect("name:endpick")
         keys = [k for k, _ in cases]
+        self.environment.picks_parsed.append((lineno, name, keys))
         chosen = self.call_method("_decide", [nodes.Const(lineno), nodes.Const(name), expr, nodes.Const(keys)],
                                   lineno=lineno)
         top = node = nodes.If(nodes.Compare(chosen, [nodes.Operand("eq", nodes.Const(keys[0]))]), cases[0][1], [],
@@ -102,6 +104,8 @@ class Pick(Extension):
         value = self.environment.forced_picks.get((lineno, name), value)
         if isinstance(value, jinja2.Undefined):
             value._fail_with_undefined_error()
+        if isinstance(value, bool):  # a yes-or-no decision: [% case yes %] … [% case no %]
+            value = "yes" if value else "no"
         if value not in keys:
             raise ValueError(f"the decision {name} (line {lineno}) is {value!r}, and the page writes a wording for "
                              f"{', '.join(keys)} only: add [% case {value} %] with its words")
