@@ -4,7 +4,7 @@ import html
 import pytest
 
 from generator.pages import formats
-from generator.pages.context import md_text
+from generator.pages.templates import md_text
 from generator.pages.widget_payload import decode_probs, encode_probs
 
 

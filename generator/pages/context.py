@@ -15,18 +15,10 @@ from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
 from .measured import MEASURE_COMMAND, measured_context
 from .qa import QA_RECORD, read_qa
-from .templates import section_of
+from .templates import md_text, section_of
 from .widget_payload import script_json
 
 ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts by size, smallest first
-
-MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&$~:^=\"'%")
-
-
-def md_text(text):
-    """Text that neither HTML nor Markdown (nor the math renderer) can read as markup."""
-    return "".join(f"&#{ord(ch)};" if ch in MD_SPECIAL else ch for ch in str(text))
-
 
 def drafts_by_size(data):
     """The drafts from the smallest to the largest by their parameter counts (c13.json → models), whatever the
@@ -130,7 +122,7 @@ def build_context(data, origins=None):
     ctx = {
         "data": data, "constants": constants, "target": target, "small_draft": small_draft,
         "large_draft": large_draft, "drafts": [small_draft, large_draft], "models": data["models"],
-        "labels": labels, "names": role_names(data),
+        "labels": labels, "roles": role_names(data),
         "main_prefix": prefixes[0], "other_prefix": prefixes[1], "prefixes": prefixes,
         "distributions": data["distributions"], "offline": data["offline"]["results"], "accounting": accounting,
         "anchor": data["anchor"], "replay": replay, "replay_stats": replay_summary(replay),

@@ -45,7 +45,7 @@ def figure(accessor, renderer, doc, each=None, when=None):
 
 
 def _names(ctx):
-    return {d: f"{d}（{ctx['names'][d]}）" for d in ctx["drafts"]}
+    return {d: f"{d}（{ctx['roles'][d]}）" for d in ctx["drafts"]}
 
 
 def _measured(ctx):
@@ -95,7 +95,7 @@ def _alpha_positions(ctx):
     positions = {key: ctx["data"]["alpha_positions"][key]
                  for key in ("prompts", "tokens", "positions_per_prompt", "drafts")}
     return {"alpha_positions": positions, "drafts": ctx["drafts"], "names": _names(ctx), "labels": ctx["labels"],
-            "short": {d: ctx["names"][d][0] for d in ctx["drafts"]}, "id": "alpha-positions"}
+            "short": {d: ctx["roles"][d][0] for d in ctx["drafts"]}, "id": "alpha-positions"}
 
 
 figure("svg_alpha_positions", "alpha_positions", "α position by position along the prompts, per draft")(

@@ -35,10 +35,17 @@ def plain(value):
     return str(value)
 
 
+MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&$~:^=\"'%")
+
+
+def md_text(text):
+    """Text that neither HTML nor Markdown (nor the math renderer) can read as markup."""
+    return "".join(f"&#{ord(ch)};" if ch in MD_SPECIAL else ch for ch in str(text))
+
+
 def prompt(text):
     """A prompt as typed, in a code-like box: 孔明曰：「 ends inside an open quote, which page brackets
     around it would make read as unbalanced (「孔明曰：「」)."""
-    from .context import md_text  # context imports this module
     return Markup('<code class="c13-prompt">{}</code>').format(Markup(md_text(text)))
 
 

@@ -63,7 +63,7 @@ def widget_data(data, ctx):
         "encoding": "distributions: value = m × 10^-e, written as the digits of m then one letter for e "
                     "(a = 0 … z = 25, A = 26 … Z = 51; larger e as '-e.'); decode with Number(m + 'e-' + e)",
         "target": ctx["target"], "drafts": ctx["drafts"], "prefixes": ctx["prefixes"],
-        "constants": data["constants"], "roles": ctx["names"],
+        "constants": data["constants"], "roles": ctx["roles"],
         "models": {n: {k: m[k] for k in ("role", "parameters", "width")} for n, m in data["models"].items()},
         "labels": data["tokenizer"]["labels"],
         "distributions": dists,
