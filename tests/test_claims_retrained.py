@@ -141,7 +141,6 @@ def sentence_problems(data, text):
     ks = data["constants"]["ks"]
     k_max = max(ks)
     row = {(d, r["k"]): r for d in (small, large) for r in acc[d]["rows"]}
-    large_max = x2(row[large, k_max]["speedup"])
     problems = []
 
     # «比不投机还慢» / «反而更慢（…只有 X）»: the figure before it below 1×
@@ -162,29 +161,11 @@ def sentence_problems(data, text):
     for a, b in re.findall(r"(\d+\.\d\d)×（?[^，。；]{0,20}?）?，不如[^。；，]{0,30}?的 (\d+\.\d\d)×", text):
         if not float(a) < float(b):
             problems.append(f"«{a}×，不如…的 {b}×»")
-    # E5's fourth try: «为什么越猜越慢» only when the largest k is slower than the best; a bound, if given, below the cost
-    if "大草稿为什么越猜越慢" in text and not large_max < x2(acc[large]["best_speedup"]):
-        problems.append(f"«大草稿为什么越猜越慢？» with {large_max}× at k = {k_max}, its best "
-                        f"{x2(acc[large]['best_speedup'])}× at k = {acc[large]['best_k']}")
+    # E5's fourth try: a bound, if given as the reason, below the cost (its question is a decision, below)
     cost = acc[large]["c"] * k_max + 1
     bound = 1 / (1 - acc[large]["alpha"])
     if "都不超过 1 ÷ (1 − α)" in text and not float(f"{bound:.2f}") < float(f"{cost:.2f}"):
         problems.append(f"the bound 1 ÷ (1 − α) = {bound:.2f} given as the reason, above the cost {cost:.2f}")
-    # «这比各 k 之间的差还大»: the interval of the small draft at the lesson's k wider than the per-k rates' spread
-    r = row[small, data["replay"]["k"]]
-    width = round(float(f"{r['alpha_high'] * 100:.1f}") - float(f"{r['alpha_low'] * 100:.1f}"), 1)
-    spread = max(round(float(f"{acc[d]['alpha_k_max'] * 100:.1f}") - float(f"{acc[d]['alpha_k_min'] * 100:.1f}"), 1)
-                 for d in (small, large))
-    if "这比各 k 之间的差还大" in text and not width > spread:
-        problems.append(f"«这比各 k 之间的差还大» with an interval {width} points wide and a spread of {spread}")
-    # misconception 2: our drafts cited as "also so" only when the large one's best is below the small one's
-    s_best, l_best = x2(acc[small]["best_speedup"]), x2(acc[large]["best_speedup"])
-    if "我们的模型也是这样" in text and not l_best < s_best:
-        problems.append(f"«我们的模型也是这样» with the large draft's best {l_best}× against the small's {s_best}×")
-    # «几乎什么都留不下»: the naive acceptance tiny everywhere
-    sum_pq = [v for p in data["distributions"].values() for v in p["sum_pq"].values()]
-    if ("几乎什么都留不下" in text or "小得可怜" in text) and not max(sum_pq) < 0.05:
-        problems.append(f"«几乎什么都留不下» with Σ p·q up to {max(sum_pq):.3f}")
     # E5's first try: «把 α 拖到 A» is a rise from the small draft's α
     m = re.search(r"再把 α 拖到 ([\d.]+)。", text)
     assert m, "E5's first try is missing"
@@ -193,9 +174,61 @@ def sentence_problems(data, text):
     return problems
 
 
+def order(a, b):
+    return "more" if a > b else "less" if a < b else "same"
+
+
+def expected_decisions(data):
+    """The key each of the page's decisions should take for this c13.json (issue 34: the test checks which wording
+    the build chose, not a phrase), worked out here from the numbers as the page prints them."""
+    thresholds = {k: e["value"] for k, e in json.loads((ROOT / "widgets" / "thresholds.json").read_text()).items()
+                  if k != "about"}
+    acc = data["accounting"]["drafts"]
+    small, large = sorted(data["constants"]["drafts"], key=lambda d: data["models"][d]["parameters"])
+    k_max = max(data["constants"]["ks"])
+    row = {(d, r["k"]): r for d in (small, large) for r in acc[d]["rows"]}
+    pct = lambda v: float(f"{v * 100:.1f}")  # noqa: E731  (a percentage as printed)
+    dist = data["distributions"]
+    pairs = [(p["sum_pq"][d], p["alpha"][d]) for p in dist.values() for d in (small, large)]
+    tiny = max(s for s, _ in pairs) < thresholds["tiny_sum_pq"]
+    r = row[small, data["replay"]["k"]]
+    width = round(pct(r["alpha_high"]) - pct(r["alpha_low"]), 1)
+    spread = max(round(pct(acc[d]["alpha_k_max"]) - pct(acc[d]["alpha_k_min"]), 1) for d in (small, large))
+    main = data["replay"]["prompt"]
+    other = next(p["text"] for p in data["prompts"] if p["text"] != main)
+    offline = data["offline"]["results"][main][small]
+    greedy = data["greedy"]
+    return {
+        "naive.level": "tiny" if tiny else "far" if all(s <= a / 2 for s, a in pairs) else "below",
+        "alpha_noise.case": "wider" if width > spread else "narrower",
+        "big.case": "slower" if acc[large]["best_k"] != k_max and x2(row[large, k_max]["speedup"])
+                    < x2(acc[large]["best_speedup"]) else "best",
+        "bigger.best.larger": order(x2(acc[large]["best_speedup"]), x2(acc[small]["best_speedup"])),
+        "greedy_identical": "yes" if greedy["identical"] == greedy["total"] else "no",
+        "same_size": "yes" if abs(offline["correct"]["tv"] - offline["direct"]["tv"])
+                     < thresholds["same_size"] * offline["direct"]["tv"] else "no",
+        "bias_visible": "yes" if dist[main]["tv_resample_p_closed_form"][small]
+                        > thresholds["clear_of_noise"] * offline["direct"]["tv"] else "no",
+        "larger_overlaps": "yes" if pct(dist[main]["alpha"][large]) > pct(dist[main]["alpha"][small]) else "no",
+        "other_bias": order(float(f"{dist[other]['tv_resample_p_closed_form'][small]:.4f}"),
+                            float(f"{dist[main]['tv_resample_p_closed_form'][small]:.4f}")),
+    }
+
+
+def decisions_taken(data_file, monkeypatch):
+    """The key each decision took in the build from `data_file` (python -m generator context's listing)."""
+    from generator.pages import context_info
+    monkeypatch.setenv("C13_DATA", str(data_file))
+    listed = context_info.describe(json.loads(data_file.read_text(encoding="utf-8")))["decisions"]
+    return {e["name"]: e["value"] for e in listed}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contradict(tmp_path, name):
+def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contradict(tmp_path, name, monkeypatch):
     data, site = retrained_site(tmp_path, name)
+    taken = decisions_taken(tmp_path / "precomputed" / "c13.json", monkeypatch)
+    wrong = {k: (taken[k], v) for k, v in expected_decisions(data).items() if taken[k] != v}
+    assert not wrong, f"{name}: decisions (taken, expected): {wrong}"
     text = flat_text(site / "index.html")
     problems = sentence_problems(data, text)
     assert not problems, f"{name}: sentences the data contradicts:\n  " + "\n  ".join(problems)

@@ -26,6 +26,7 @@ THRESHOLDS = {name: entry["value"] for name, entry in json.loads(THRESHOLDS_FILE
               if name != "about"}
 TINY_SUM_PQ, TOGETHER, MANY_SMALL = THRESHOLDS["tiny_sum_pq"], THRESHOLDS["together"], THRESHOLDS["many_small"]
 FAR_BELOW, FAR_ABOVE = THRESHOLDS["far_below"], THRESHOLDS["far_above"]
+SAME_SIZE, CLEAR_OF_NOISE = THRESHOLDS["same_size"], THRESHOLDS["clear_of_noise"]
 # E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
 TRY_ALPHAS = (0.8, 0.9, 0.95)
 
@@ -154,10 +155,10 @@ class Claims:
     # --- "被拒后从 p 重抽" ----------------------------------------------------------------------------------------
     def resample_bias_visible(self, prefix=None, draft=None):
         """Whether the bias of resampling from p stands clear of the sampling noise on the page's example: its
-        closed-form TV more than twice the TV of drawing from p directly (the rule the offline check uses)."""
+        closed-form TV over CLEAR_OF_NOISE times the TV of drawing from p directly."""
         prefix, draft = prefix or self.main, draft or self.small
         closed = self.data["distributions"][prefix]["tv_resample_p_closed_form"][draft]
-        return closed > 2 * self.data["offline"]["results"][prefix][draft]["direct"]["tv"]
+        return closed > CLEAR_OF_NOISE * self.data["offline"]["results"][prefix][draft]["direct"]["tv"]
 
     def check_deficit(self, prefix=None, draft=None):
         """E2's second step: «目标喜欢而草稿很少提出的 token 会出得太少：…p 给它 …，草稿只给 …，从 p 重抽的输出只给

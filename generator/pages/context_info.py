@@ -89,11 +89,14 @@ def describe(data):
 
 
 def decided(ctx, name):
-    """The key a decision takes for this data ('—' for one inside a loop of the page, such as note.why.case)."""
+    """The key a decision takes for this data (yes or no for True or False, as the page's picks read them; '—' for
+    one inside a loop of the page, such as note.why.case, or one without its data, such as the timings')."""
     head, *rest = name.split(".")
     value = ctx.get(head)
     for part in rest:
         value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return value if isinstance(value, str) else "—"
 
 
@@ -110,7 +113,7 @@ def text(listing):
             if group == "variables":
                 lines.append(f"  {e['name']:<22} {e['type']:<9} {e['where']}")
             elif group == "decisions":
-                lines.append(f"  {e['name']:<22} {' | '.join(e['keys']):<26} this data: {e['value']:<8} {e['doc']}")
+                lines.append(f"  {e['name']:<30} {' | '.join(e['keys']):<28} this data: {e['value']:<6} {e['doc']}")
             elif group == "figures":
                 lines.append(f"  {e['call']:<34} renderer {e['renderer']:<22} drawn {e['drawn']}  {e['doc']}")
             else:

@@ -7,7 +7,7 @@ made (generator/pages/context.py), so they can use its drafts by size and its me
 import math
 
 from .evolution import evolution_map, here_position
-from .claims import order
+from .claims import SAME_SIZE, order
 from .measured import measured_row
 from .papers_table import papers_rows
 
@@ -44,7 +44,7 @@ ABOUT = {
     "row_best": "the small draft's accounting row at its best k by the formula",
     "offline_small": "the offline check of the small draft at the main prefix (correct, direct, resample_p)",
     "noise_ratio": "the TV of resampling from p over the TV of direct sampling (the summary's example)",
-    "same_size": "the correct scheme's TV within half the noise floor of direct sampling's",
+    "same_size": "the correct scheme's TV within SAME_SIZE of the noise floor of direct sampling's",
     "closed_tv": "the closed-form TV of resampling from p (main prefix, small draft)",
     "deficit_main": "the token resampling from p starves most at the main prefix (small draft)",
     "deficit_other": "the token resampling from p starves most at the other prefix (small draft)",
@@ -148,7 +148,7 @@ def values(ctx):
         "offline_small": offline[small],
         "noise_ratio": offline[small]["resample_p"]["tv"] / offline[small]["direct"]["tv"],
         "same_size": abs(offline[small]["correct"]["tv"] - offline[small]["direct"]["tv"])
-                     < 0.5 * offline[small]["direct"]["tv"],
+                     < SAME_SIZE * offline[small]["direct"]["tv"],
         "closed_tv": ctx["distributions"][main]["tv_resample_p_closed_form"][small],
         "deficit_main": ctx["distributions"][main]["resample_p_deficit"][small],
         "deficit_other": ctx["distributions"][ctx["other_prefix"]]["resample_p_deficit"][small],

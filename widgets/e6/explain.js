@@ -1,6 +1,5 @@
-// E6 explains the reader's own run (issue 24): which regime the reader's verifying forward is in (from its measured
-// roof), whether the roofline's v(k) agrees with the measured one (thresholds: widgets/thresholds.json),
-// c against the parameter ratio, v(k) against its two ends 1 and k + 1, a timeline of one round beside target-only's
+// E6 explains the reader's own run (issue 24): the regime of its verifying forward (on its measured roof), whether
+// the roofline's v(k) agrees with the measured one, c against the parameter ratio, v(k) against its two ends 1 and k + 1, a timeline of one round beside target-only's
 // strip, why end to end differs from model time, and the build machine's figures side by side. Every figure here
 // is the run's or the payload's: the reader's medians (report.js), the run's sampler time, c13.json → models (sizes)
 // and measured.json through the payload (e5_costs).
@@ -14,18 +13,15 @@ export function samplerTimes(result) {
   return { round: s.rounds > 0 ? s.ms.sampler / s.rounds : 0, token: t.forwards > 0 ? t.ms.sampler / t.forwards : 0 };
 }
 
-/** The regime of the target's verifying forward (`positions` = k + 1) on the reader's roof ({bandwidthGBs,
- * peakGflops}, the one report.js draws): the two lower bounds (reading the weights, doing the arithmetic), which is
- * larger, and how far the measured time lies above the roofline's time. */
+/** The regime of the target's forward of `positions` (k + 1: the verifying one) on the reader's roof (report.js's):
+ * the two lower bounds (reading the weights, the arithmetic), the larger, and the measured time over the roof's. */
 export function regime(roof, targetModel, positions, context, measuredMs) {
   const cost = forwardCost(targetModel, positions, context), roofMs = roofTime(roof, cost);
   return { ...forwardBounds(roof, cost), positions, roofMs, measuredMs, overRoof: measuredMs / roofMs };
 }
 
-/** The two decisions the report's regime paragraph speaks of, with the numbers they used (thresholds: the payload's
- * widgets/thresholds.json): overhead, the verifying forward measured at least overhead_bound times its roofline
- * time; agrees, the roofline's v(k) within roof_agrees (a share of the measured v) of the measured one. Only where
- * it agrees is the roofline called accurate. */
+/** The regime paragraph's two decisions and their numbers (thresholds: widgets/thresholds.json via the payload):
+ * overhead (measured ≥ overhead_bound × the roof's time), agrees (|predicted − measured v| ≤ roof_agrees × measured). */
 export function roofVerdict(r, predictedV, measuredV, thresholds) {
   const gap = Math.abs(predictedV - measuredV) / measuredV;
   return { overhead: r.overRoof >= thresholds.overhead_bound, agrees: gap <= thresholds.roof_agrees, gap,
