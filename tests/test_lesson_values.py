@@ -104,10 +104,13 @@ def test_the_measured_names_are_none_without_usable_timings():
     base = {"small_draft": "s", "large_draft": "l"}
     assert set(lesson_values.measured_values(base | {"measured": None}, 8, 3).values()) == {None}
     stale = {"usable": False, "small": "s2", "large": "l2", "ks": [1, 4], "browser": None,
-             "by_draft": {"s2": {"rows": []}, "l2": {"rows": []}}}
+             "target_ms": {"median": 8.0}, "v": {1: {"median": 1.5}, 4: {"median": 3.0}}, "target_bytes": 3_000_000,
+             "by_draft": {"s2": {"rows": [], "ms": {"median": 2.0}}, "l2": {"rows": [], "ms": {"median": 4.0}}}}
     named = lesson_values.measured_values(base | {"measured": stale}, 8, 3)
     assert named["mu"] is None and named["wb"] is None and named["ms_s"] is stale["by_draft"]["s2"]
     assert named["k_last"] == 4  # stale timings are still shown, by the timed drafts' own sizes
+    assert named["timed_c"] == {"small": 0.25, "large": 0.5} and named["timed_v_first"] == 1.5
+    assert named["timed_target_mb"] == 3.0
 
 
 def paper(figures, **more):

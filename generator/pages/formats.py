@@ -40,6 +40,8 @@ SPEED_KINDS = {
     "reported": "作者自报，未经我们复现",
 }
 
+C_PARAMS = "c = 参数比"  # where a formula speed with c taken as the parameter ratio comes from (its title)
+
 
 def speed(text, kind, where=None):
     """A speed figure, already formatted (times, times_as_reported, a range), marked with what it is: its kind as

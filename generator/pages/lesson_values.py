@@ -12,7 +12,6 @@ from .measured import measured_row
 from .papers_table import papers_rows
 
 # The label of the lesson's formula in a speed figure's title (formats.speed): c taken as the parameter ratio.
-C_PARAMS = "c = 参数比"
 
 # The papers' figures the prose cites by name: (context name, paper id, what the paper measured).
 REPORTED = (
@@ -55,7 +54,6 @@ ABOUT = {
     "robust_best_k": "each draft's best k the same at both ends of its α's 95% interval",
     "accounting_runs": "prompts × seeds of the accounting, per draft and k",
     "download_mb": "E6's download: the three models and the tokenizer, in MB",
-    "c_params": "the title of a formula speed with c taken as the parameter ratio",
     "measured_best_notes": "the drafts whose best k with measured N differs, and why (measured_best_notes)",
     "papers_rows": "the papers' table body (papers_table.py)",
     "evolution_map": "the evolution map's list (evolution.py), given the numbers of its generations",
@@ -81,6 +79,14 @@ ABOUT = {
     "sd": "claims.self_drafting(): what drove self-drafting on the evolution map",
     "slow": "claims.slowest(): the slowest row by the formula",
     "roof_read": "claims.build_read(): the build machine's read time of the target's weights",
+    "vocab_per_position": "the anchor's vocabulary over its positions in one verify forward (E3)",
+    "replay_per_forward": "the recorded run's tokens per target forward",
+    "positions_tested": "the fewest and most positions any k of either draft tested ({min, max})",
+    "deepseek_yield": "tokens per forward by the formula at DeepSeek-V3's reported acceptance, 1 + α ({low, high})",
+    "target_mb": "the target's float32 weights in MB",
+    "timed_c": "the build machine's c as the ratio of the medians, per draft by size ({small, large})",
+    "timed_v_first": "the build machine's v(k) median at its smallest timed k",
+    "timed_target_mb": "the timed target's float32 weights in MB (measured.json)",
     "greedy_identical": "decision: every greedy run equal to the target's own greedy output",
     "greedy_differ": "how many greedy runs differ from the target's own output",
     "bias_visible": "decision: claims.resample_bias_visible(), resampling's bias clear of the noise",
@@ -160,12 +166,17 @@ def values(ctx):
         "robust_best_k": robust_best_k(acc, ctx["e5_best"]),
         "accounting_runs": len(data["prompts"]) * len(data["accounting"]["seeds"]),
         "download_mb": sum(f["bytes"] for f in data["browser"]["files"].values()) / 1e6,
-        "c_params": C_PARAMS,
         "measured_best_notes": measured_best_notes(acc, ctx["drafts"], row, ctx["claims"].measured_best),
         "papers_rows": papers_rows(data["papers"]),
         "evolution_map": evolution_map, "evolution_here": here_position(),
+        "vocab_per_position": anchor["vocab_size"] / anchor["positions_verified"],
+        "replay_per_forward": ctx["replay_stats"]["tokens"] / replay["target_forwards"],
+        "positions_tested": {f.__name__: f(r["positions_tested"] for d in ctx["drafts"] for r in acc[d]["rows"])
+                             for f in (min, max)},
+        "target_mb": ctx["models"][ctx["target"]]["bytes_float32"] / 1000000,
     }
     out.update({name: ctx["paper_figure"](paper, what) for name, paper, what in REPORTED})
+    out["deepseek_yield"] = {end: 1 + out["deepseek_acceptance"][end] for end in ("low", "high")}
     out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
     out.update(conclusions(ctx, out))
     out["wall"] = wall_decisions(ctx, out)
@@ -231,10 +242,14 @@ def measured_values(ctx, k_max, best_k):
     the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent
     or not usable)."""
     mc = ctx["measured"]
-    out = dict.fromkeys(("mu", "mu_s", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb"))
+    out = dict.fromkeys(("mu", "mu_s", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb", "timed_c",
+                         "timed_v_first", "timed_target_mb"))
     if not mc:
         return out
     out.update(ms_s=mc["by_draft"][mc["small"]], ms_l=mc["by_draft"][mc["large"]], k_last=max(mc["ks"]))
+    out.update(timed_c={size: out[f"ms_{size[0]}"]["ms"]["median"] / mc["target_ms"]["median"]
+                        for size in ("small", "large")},
+               timed_v_first=mc["v"][min(mc["ks"])]["median"], timed_target_mb=mc["target_bytes"] / 1000000)
     if mc["usable"]:
         engines = (mc["browser"] or {}).get("engines") or {}
         if engines.get("wasm-simd128"):

@@ -9,7 +9,7 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from .formats import FORMATS, as_written, num
+from .formats import C_PARAMS, FORMATS, as_written, num, speed, times, times_as_reported
 from .data_file import data_path
 
 
@@ -119,6 +119,37 @@ class Pick(Extension):
         return value
 
 
+# A speed figure in one blank, marked with its kind (formats.speed): [[ acc_s.best_speedup | formula ]] for the lesson's
+# formula with c = the parameter ratio (| formula("") with c as the reader sets it, | formula("…") another source),
+# | formula_measured and | wall for the build machine's timings (measured.json), | reported("paper-id") for a paper's.
+def formula(value, where=C_PARAMS):
+    """Our formula's speedup, two decimals, marked "formula" with where its c comes from ('' for none)."""
+    return speed(times(value), "formula", where or None)
+
+
+@jinja2.pass_context
+def formula_measured(ctx, value):
+    """The formula with the build machine's measured c and v(k), marked with where they were measured."""
+    return speed(times(value), "formula-measured", ctx["measured"]["where"]["measured"])
+
+
+@jinja2.pass_context
+def wall(ctx, value):
+    """A wall-clock speedup the build machine measured, marked with its machine, engine and date."""
+    return speed(times(value), "wall-clock", ctx["measured"]["where"]["wall_clock"])
+
+
+@jinja2.pass_context
+def reported(ctx, value, paper_id):
+    """A paper's own speedup as it reported it ({low, high}: its range), marked with the paper's work."""
+    text = (f"{as_written(value['low'])}–{times_as_reported(value['high'])}" if isinstance(value, dict)
+            else times_as_reported(value))
+    return speed(text, "reported", ctx["paper"](paper_id)["work"])
+
+
+SPEEDS = {"formula": formula, "formula_measured": formula_measured, "wall": wall, "reported": reported}
+
+
 def make_env():
     env = jinja2.Environment(
         extensions=[Pick],
@@ -127,7 +158,7 @@ def make_env():
         comment_start_string="[#", comment_end_string="#]",
         undefined=jinja2.StrictUndefined, autoescape=True,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    ours = dict(FORMATS, or_dash=optional, plain=plain, prompt=prompt,
+    ours = dict(FORMATS, **SPEEDS, or_dash=optional, plain=plain, prompt=prompt,
                 indent4=lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines())))
     env.filters.update({name: named_undefined(f) for name, f in ours.items()})  # Jinja's own (default, …) as they are
     return env
