@@ -150,6 +150,7 @@ def build_context(data, origins=None):
     ctx["pair_presets"] = pair_presets.presets()
     ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT)
     ctx["pair_json"] = pair_presets.widget_json(ctx["pair_presets"])
+    ctx["pair_run_size"] = pair_presets.RUN_SIZE
     mark("generator/pages/pair_presets.py: made-up pairs, their figures from widgets/sampler.py")
     # the build machine's timings, optional (generator/pages/measured.py): next to the c13.json being built
     ctx["measured"], ctx["measure_command"] = measured_context(data, data_path()), MEASURE_COMMAND

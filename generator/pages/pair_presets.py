@@ -66,11 +66,14 @@ def picture_title(name):
     return f"可编辑的一对分布（{name}）：目标 p 与草稿 q 叠放，六个 token A–F"
 
 
+RUN_SIZE = 10_000  # draws of the pair's run: its button and the page's prose both read it
+
+
 def widget_json(items):
-    """What the live widget reads from its section: the labels, the unit, the default and the presets with their
-    sampler figures (shown while Pyodide is not there). Safe inside <script type="application/json">."""
+    """What the live widget reads from its section: the labels, the unit, the default, the run's size and the presets
+    with their sampler figures (shown while Pyodide is not there). Safe inside <script type="application/json">."""
     keys = ("id", "name", "note", "title", "p_units", "q_units", "alpha", "sum_pq", "tv")
-    payload = {"labels": LABELS, "unit": UNIT, "default": DEFAULT,
+    payload = {"labels": LABELS, "unit": UNIT, "default": DEFAULT, "run_size": RUN_SIZE,
                "presets": [{k: item[k] for k in keys} for item in items]}
     text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))

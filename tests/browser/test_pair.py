@@ -135,7 +135,9 @@ def test_run_10000_is_cpythons_run_of_the_pair(wide):
     d = dataset(page, "#pair [data-run=pair]")
     assert d["state"] == "done", page.inner_text("#pair .c13-run")
     pair = sampler.Pair([v / c["unit"] for v in units(page, "p")], [v / c["unit"] for v in units(page, "q")])
-    result = sampler.run(pair, 10_000, 20261130, "correct")
+    result = sampler.run(pair, c["run_size"], 20261130, "correct")
+    assert page.inner_text("#pair .c13-pair-run") == f"跑 {c['run_size']:,} 轮"
+    assert f"再跑 {c['run_size']:,} 轮" in page.text_content("#pair")  # the prose names the run the button makes
     assert json.loads(d["counts"]) == result["counts"]
     assert float(d["tv"]) == sampler.summary(result, pair)["tv"]
     assert page.locator("#pair .c13-run .c13-hist svg").count() == 2  # the histogram over p, both layouts

@@ -1,11 +1,10 @@
-// "Run 10,000" on the reader's pair: sampler.run_chunks in Pyodide (python.run with the pair, as E2's runs), its
+// The run on the reader's pair (its size: run_size of the pair's data, generator/pages/pair_presets.py RUN_SIZE): sampler.run_chunks in Pyodide (python.run with the pair, as E2's runs), its
 // progress and cancel (E2's run area, widgets/e2/runs.js), then the output's TV to p beside the noise floor of
 // direct sampling, and the histogram over p drawn by widgets/figures/stacked.mjs.
 import { el, expectedNoiseTV, fill, fixed, fromMarkup, num, pct, seedField, uid } from "../c13-util.js";
 import { outputHistogram } from "../figures/stacked.mjs";
 import { clearArea, execute, runArea } from "../e2/runs.js";
 
-export const RUN_SIZE = 10_000;
 const SCHEMES = [
   ["correct", "被拒从残差抽（改进方案）"],
   ["resample_p", "被拒从 p 重抽（错误的变体）"],
@@ -47,7 +46,7 @@ function showResult(area, result, job, labels) {
 }
 
 /** The run controls. current() gives the pair now shown: {key, p, q, pJSON, qJSON, columns, name, tv}. */
-export function pairRun(python, labels, current) {
+export function pairRun(python, labels, runSize, current) {
   const group = uid("pair");
   const select = el("select", { id: `${group}-scheme`, class: "c13-pair-scheme" },
     SCHEMES.map(([value, text]) => el("option", { value, text })));
@@ -60,13 +59,13 @@ export function pairRun(python, labels, current) {
       area.node.closest("section")?.setAttribute("data-running", on ? "true" : "false");
     },
   };
-  const button = el("button", { type: "button", class: "md-button c13-pair-run", text: `跑 ${num(RUN_SIZE)} 轮` });
+  const button = el("button", { type: "button", class: "md-button c13-pair-run", text: `跑 ${num(runSize)} 轮` });
   widget.runButtons.push(button);
   button.addEventListener("click", async () => {
     if (button.getAttribute("aria-disabled") === "true") return;
     const job = current();
     const dist = { key: job.key, pJSON: job.pJSON, qJSON: job.qJSON };
-    await execute(widget, area, { dist, scheme: select.value, n: RUN_SIZE, seed: seed.seed(), chunk: 2_000 },
+    await execute(widget, area, { dist, scheme: select.value, n: runSize, seed: seed.seed(), chunk: 2_000 },
       (result) => {
         showResult(area, result, job, labels);
         if (current().key !== job.key) {
