@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from generator.models.family import TARGET
+from generator.pages.claims import THRESHOLDS
 from tests.conftest import ROOT
 
 DRIVER = ROOT / "tests" / "e6_explain.mjs"
@@ -119,15 +120,10 @@ def test_the_regime_follows_the_larger_bound_and_the_distance_above_the_roof(tmp
     assert compute["memoryMs"] == pytest.approx(one["memoryMs"], rel=1e-12)
 
 
-def thresholds():
-    table = json.loads((ROOT / "widgets" / "thresholds.json").read_text(encoding="utf-8"))
-    return {name: entry["value"] for name, entry in table.items() if name != "about"}
-
-
 def test_the_roofline_is_called_accurate_only_where_its_v_agrees_with_the_measured_one(tmp_path):
     """Issue 34: a forward near its roof no longer makes the roofline "accurate" when it predicts v(2) = 1.00 and the
     run measured 2.14; the tolerance and the overhead bound are widgets/thresholds.json's."""
-    t = thresholds()
+    t = THRESHOLDS
     tol, over = t["roof_agrees"], t["overhead_bound"]
     cases = [{"overRoof": 1.3, "predictedV": 1.0, "measuredV": 2.14},              # the reader's report in issue 34
              {"overRoof": 1.7, "predictedV": 1.70, "measuredV": 3.44},             # the phone's

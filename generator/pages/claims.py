@@ -46,9 +46,9 @@ DECISIONS = {
     "bigger.best.larger": (("more", "less", "same"), "Claims.bigger_draft: the large draft's best speedup against "
                                                       "the small draft's, as printed"),
     "script.text": (("han", "other"), "Claims.script: the prompts and the replay's text mostly Han characters, or not"),
-    "same_size": (YES_NO, "lesson_values: the correct scheme's TV within half the noise floor of direct sampling's"),
+    "same_size": (YES_NO, "lesson_values: the correct scheme's TV within same_size of the noise floor (direct sampling's TV)"),
     "greedy_identical": (YES_NO, "lesson_values: every greedy run equal to the target's own greedy output"),
-    "bias_visible": (YES_NO, "Claims.resample_bias_visible: resampling's closed-form TV over twice the noise floor"),
+    "bias_visible": (YES_NO, "Claims.resample_bias_visible: resampling's closed-form TV over clear_of_noise × the noise floor"),
     "larger_overlaps": (YES_NO, "lesson_values: the large draft's α above the small draft's at the main prefix"),
     "other_bias": (("more", "less", "same"), "lesson_values: the other prefix's closed-form TV against the main's"),
     "tv_slow": (YES_NO, "Claims.tv_slower: the TV falls slower at small n than at large n"),

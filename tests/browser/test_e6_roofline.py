@@ -6,7 +6,6 @@ ratio, v(k) between 1 and k + 1, one round's timeline from the run's figures, wh
 machine beside the reader and the last round's overshoot; legible at 1280 and 375 px in light and dark, and free
 of serious axe violations.
 No figure here is checked against a timing: only their shape, their bounds and their agreement with each other."""
-import json
 import math
 
 import pytest
@@ -14,7 +13,7 @@ from browserlib import PHONE, UNMARKED_SPEEDS, WIDE, dataset, opened
 from faultlib import configure, e6_payload, settle_e6, start_e6
 from legibility import axe_serious, small_targets, small_text
 
-from tests.conftest import ROOT
+from generator.pages.claims import THRESHOLDS
 
 K = 2
 NEW = 16  # new tokens of the run
@@ -122,8 +121,7 @@ def test_the_report_explains_the_regime_c_and_v_from_the_run(after_run, data):
     assert f"屋顶线预测 v({K}) = {fmt(predicted, 2)}，实测是 {fmt(measured_v, 2)}" in regime
     # far above its roof a forward is overhead-bound, and the page says so; the roofline is called accurate only
     # where its v(k) agrees with the measured one (issue 34); the thresholds are widgets/thresholds.json's
-    t = {name: e["value"] for name, e in json.loads((ROOT / "widgets" / "thresholds.json").read_text()).items()
-         if name != "about"}
+    t = THRESHOLDS
     assert page.evaluate("() => JSON.parse(document.getElementById('c13-widget-data').textContent).thresholds") == t
     overhead = float(report["overRoof"]) >= t["overhead_bound"]
     assert report["overheadBound"] == str(overhead).lower() and ("受开销所限" in regime) == overhead
