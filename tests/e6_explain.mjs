@@ -5,10 +5,11 @@
 //   node tests/e6_explain.mjs regime ARGS.json     regime(roof, modelFigures(config), positions, context, ms) per roof
 //   node tests/e6_explain.mjs verdict ARGS.json    roofVerdict(r, predictedV, measuredV, thresholds) per case given
 //   node tests/e6_explain.mjs sampler ARGS.json    samplerTimes(result)
+//   node tests/e6_explain.mjs sayings ARGS.json    sayings(...) per case given: the values E6's words are filled with
 //
 // Prints ONE line of JSON.
 import { readFileSync } from "node:fs";
-import { regime, roofVerdict, samplerTimes } from "../widgets/e6/explain.js";
+import { regime, roofVerdict, samplerTimes, sayings } from "../widgets/e6/explain.js";
 import { modelFigures } from "../widgets/figures/roofline.mjs";
 import { roundSegments, roundTimeline } from "../widgets/figures/round_timeline.mjs";
 
@@ -26,6 +27,8 @@ if (mode === "timeline") {
   out = args.roofs.map((roof) => regime(roof, model, args.positions, args.context, args.measuredMs));
 } else if (mode === "verdict") {
   out = args.cases.map((c) => roofVerdict({ overRoof: c.overRoof }, c.predictedV, c.measuredV, args.thresholds));
+} else if (mode === "sayings") {
+  out = args.cases.map((c) => sayings(c.result, c.k, c.ratio, c.r, c.verdict, c.roofC, c.times, c.opts));
 } else if (mode === "sampler") {
   out = samplerTimes(args);
 } else {

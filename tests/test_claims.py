@@ -1,5 +1,5 @@
 """The page's comparisons and conclusions (generator/pages/claims.py, issue 26): altered copies of c13.json give the
-wording their numbers call for, or stop the build naming the sentence and the numbers.
+wording their numbers call for, or stop the build naming the check, its line in docs/index.md and the numbers.
 
 The alterations move the figures a sentence rests on (a large draft faster than the small one, the best k at the
 edge of the range, two figures that print alike, a bound above the cost); every expectation is worked out from the
@@ -10,13 +10,28 @@ import math
 
 import pytest
 
+from generator.pages import claims
 from generator.pages.claims import ClaimError, Claims, order, speedup
 from tests.sitelib import ROOT, drafts_by_size
+
+
+PAGE_LINES = (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("\n")
 
 
 @pytest.fixture
 def d(data):
     return copy.deepcopy(data)
+
+
+def names_its_place(e, check, numbers, reads=None):
+    """The ClaimError `e` names the check, the lines of docs/index.md that call it (or, for a helper, that read its
+    result as `reads`) and each of the numbers."""
+    text = str(e.value)
+    lines = [i for i, line in enumerate(PAGE_LINES, 1) if (reads or f"claims.{check}(") in line]
+    assert lines and f"claims.{check}()" in text
+    assert f"docs/index.md line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))}" in text
+    assert all(repr(n) in text for n in numbers)
+    return lines
 
 
 def set_accounting(data, draft, alpha, c):
@@ -128,8 +143,9 @@ def test_the_first_try_drags_alpha_up_and_says_whether_the_best_k_moved(d):
     assert t["case"] == ("later" if t["k"] > d["accounting"]["drafts"][small]["best_k"] else
                          "earlier" if t["moved"] else "top" if t["k"] == max(d["constants"]["ks"]) else "same")
     set_accounting(d, small, alpha=0.97, c=c_small)
-    with pytest.raises(ClaimError, match="α 变大"):
+    with pytest.raises(ClaimError) as e:
         Claims(d).try_alpha()
+    names_its_place(e, "try_alpha", [0.97, *claims.TRY_ALPHAS], reads="try_alpha")
     set_accounting(d, small, alpha=0.79, c=1.0)  # so costly that k = 1 stays best at any α: «还是 k = 1»
     t = Claims(d).try_alpha()
     assert t["moved"] is False and t["k"] == d["accounting"]["drafts"][small]["best_k"]
@@ -158,14 +174,15 @@ def test_a_contradicted_sentence_stops_the_build_naming_it_and_its_numbers(d):
     deficit["q"] = deficit["p"] * 2
     with pytest.raises(ClaimError) as e:
         Claims(d).check_deficit()
-    assert "草稿只给" in str(e.value) and repr(deficit["q"]) in str(e.value) and repr(deficit["p"]) in str(e.value)
+    names_its_place(e, "check_deficit", [deficit["p"], deficit["q"], deficit["output"]])
     d["anchor"]["compute_ms_for_positions"] = d["anchor"]["weight_read_ms_per_token"]
-    with pytest.raises(ClaimError, match="远低于") as e:
+    with pytest.raises(ClaimError) as e:
         Claims(d).check_anchor()
-    assert repr(d["anchor"]["weight_read_ms_per_token"]) in str(e.value)
+    names_its_place(e, "check_anchor", [d["anchor"]["weight_read_ms_per_token"]])
     d["tokenizer"]["vocab_size"] = d["anchor"]["vocab_size"] + 1
-    with pytest.raises(ClaimError, match="介于两者之间"):
+    with pytest.raises(ClaimError) as e:
         Claims(d).check_vocab_between()
+    names_its_place(e, "check_vocab_between", [d["tokenizer"]["vocab_size"], d["anchor"]["vocab_size"]])
 
 
 def test_the_measured_costs_sentences_are_checked(d):
@@ -175,16 +192,19 @@ def test_the_measured_costs_sentences_are_checked(d):
           "v": {k: {"median": 1 + 0.1 * k} for k in ks}, "summary": {"below_one": 16, "rows": 16}}
     assert Claims(d).check_measured_costs(mc) == ""
     mc["by_draft"][small]["c"]["median"] = 0.1
-    with pytest.raises(ClaimError, match="c 远高于参数比"):
+    with pytest.raises(ClaimError, match="parameter ratio") as e:
         Claims(d).check_measured_costs(mc)
+    names_its_place(e, "check_measured_costs", [0.1, 0.09])
     mc["by_draft"][small]["c"]["median"] = 0.6
     mc["v"][max(ks)]["median"] = mc["v"][min(ks)]["median"]
-    with pytest.raises(ClaimError, match="涨到"):
+    with pytest.raises(ClaimError, match="does not grow") as e:
         Claims(d).check_measured_costs(mc)
+    names_its_place(e, "check_measured_costs", [mc["v"][min(ks)]["median"]])
     mc["v"][max(ks)]["median"] = 2.0
     mc["summary"]["below_one"] = 3
-    with pytest.raises(ClaimError, match="不赚"):
+    with pytest.raises(ClaimError, match="at least 1×") as e:
         Claims(d).check_measured_costs(mc)
+    names_its_place(e, "check_measured_costs", [3, 16])
 
 
 def test_the_note_on_chinese_bytes_needs_byte_tokens_and_chinese_text(d):
@@ -227,7 +247,8 @@ def test_the_built_markdown_follows_an_altered_accounting(d, tmp_path, monkeypat
     small_row["q"] = small_row["p"] * 3
     with pytest.raises(PluginError) as e:
         render_page(make_env(), build_context(d) | {"qa_contact": "—"}, source, "index.md")
-    assert "ClaimError" in str(e.value) and "草稿只给" in str(e.value) and "line " in str(e.value)
+    line, = names_its_place(e, "check_deficit", [small_row["p"], small_row["q"], small_row["output"]])
+    assert f"index.md: line {line}: ClaimError" in str(e.value)  # the render's own place, the same line
     assert math.isfinite(best)
 
 
@@ -244,9 +265,9 @@ def test_a_naive_acceptance_that_prints_as_alpha_is_not_called_smaller(d):
         for dr in e["sum_pq"]:
             e["sum_pq"][dr] = e["alpha"][dr] * 0.9
     entry["sum_pq"][draft] = entry["alpha"][draft]
-    with pytest.raises(ClaimError, match="小于下一节的接受率") as e:
+    with pytest.raises(ClaimError) as e:
         Claims(d).naive()
-    assert repr(entry["alpha"][draft]) in str(e.value)
+    names_its_place(e, "naive", [entry["alpha"][draft]], reads="naive.level")
 
 
 def test_the_read_time_of_the_weights_is_the_build_machines_measured_one(d):
@@ -265,13 +286,16 @@ def test_the_tv_curves_falling_together_is_checked(d):
     assert Claims(d).check_tv_together(means) == "" and Claims(d).check_many_small(p) == ""
     rising = copy.deepcopy(means)
     rising["direct"][-1] = rising["direct"][-2] * 1.01
-    with pytest.raises(ClaimError, match="一起下降"):
+    with pytest.raises(ClaimError, match="does not fall") as e:
         Claims(d).check_tv_together(rising)
+    names_its_place(e, "check_tv_together", [rising["direct"][-2:]])
     apart = copy.deepcopy(means)
     apart["correct"] = [2 * v for v in apart["correct"]]
-    with pytest.raises(ClaimError, match="贴着噪声基准"):
+    with pytest.raises(ClaimError, match="times the other") as e:
         Claims(d).check_tv_together(apart)
+    names_its_place(e, "check_tv_together", [apart["correct"][0], apart["direct"][0]])
     peaked = [0.0] * len(p)
     peaked[:5] = [0.2] * 5  # five tokens hold everything: none with n·p_i < 1
-    with pytest.raises(ClaimError, match="n p_i"):
+    with pytest.raises(ClaimError, match="only 0 tokens") as e:
         Claims(d).check_many_small([x for x in peaked if x > 0])
+    names_its_place(e, "check_many_small", [0, d["tv_curve"]["ns"][0]])

@@ -201,7 +201,7 @@ def expected_decisions(data):
     return {
         "naive.level": "tiny" if tiny else "far" if all(s <= a / 2 for s, a in pairs) else "below",
         "alpha_noise.case": "wider" if width > spread else "narrower",
-        "big.case": "slower" if acc[large]["best_k"] != k_max and x2(row[large, k_max]["speedup"])
+        "large_at_k_max.case": "slower" if acc[large]["best_k"] != k_max and x2(row[large, k_max]["speedup"])
                     < x2(acc[large]["best_speedup"]) else "best",
         "bigger.best.larger": order(x2(acc[large]["best_speedup"]), x2(acc[small]["best_speedup"])),
         "greedy_identical": "yes" if greedy["identical"] == greedy["total"] else "no",

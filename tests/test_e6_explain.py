@@ -153,3 +153,47 @@ def test_the_axis_labels_any_scale_of_durations(tmp_path, scale):
     assert "error" not in out, out.get("error")
     ticks = [float(t) for t in re.findall(r'c13-muted c13-fs11"[^>]*>([\d.,]+)</text>', out["svg"])]
     assert ticks[0] == 0 and ticks[-1] >= max(out["segments"][s]["total"] for s in ("speculative", "target"))
+
+
+def live_words():
+    """E6's words in docs/index.md: {paragraph: (blank paths, {pick path: cases})}, read from the page source."""
+    source = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    out = {}
+    for name, body in re.findall(r'<div data-say="(\w+)" markdown>(.*?)</div>', source, flags=re.S):
+        blanks = set(re.findall(r"\[\[ run\.(\w+)", body))
+        picks = {}
+        for path, cases in re.findall(r"\[% pick run\.(\w+) %\](.*?)\[% endpick", body, flags=re.S):
+            picks[path] = set(re.findall(r"\[% case (\w+) %\]", cases))
+        out[name] = (blanks, picks)
+    return out
+
+
+def sayings_case(c=0.1, v=1.5, speedup=1.2, token=0.5, target=1.0, generated=40, n_new=40, bound="bandwidth",
+                 overhead=False, agrees=True, roof_c=0.12):
+    """One made-up run for sayings(): the measured medians, the regime on the reader's roof and its verdict."""
+    return {"k": 4, "ratio": 0.1, "roofC": roof_c, "times": {"token": token, "round": 2.0},
+            "opts": {"thresholds": THRESHOLDS, "vocab": 2048},
+            "result": {"measured": {"c": c, "v": v, "speedupModel": speedup, "targetMs": target}, "nNew": n_new,
+                       "speculative": {"generated": generated, "rounds": 16, "tokens": []}},
+            "r": {"bound": bound, "memoryMs": 0.8, "computeMs": 0.3, "measuredMs": 1.2, "overRoof": 1.5},
+            "verdict": {"overhead": overhead, "agrees": agrees, "predictedV": 1.2}}
+
+
+def test_e6s_words_are_filled_by_names_its_explanation_works_out_and_every_case_is_reachable(tmp_path):
+    far = THRESHOLDS["far_above"]
+    cases = [sayings_case(), sayings_case(c=far * 0.1 * 1.01, v=0.9, speedup=0.8, token=2.0, generated=43,
+                                          bound="compute", overhead=True, agrees=False, roof_c=None),
+             sayings_case(c=0.1 / far / 1.01, v=6.0)]
+    said = node("sayings", {"cases": cases}, tmp_path)
+    words = live_words()
+    explained = {"regime", "no_roof", "c", "v", "timeline", "end_to_end", "overshoot"}  # report.js says the others
+    assert explained <= set(words)
+    for name, (blanks, picks) in ((n, w) for n, w in words.items() if n in explained):
+        for values in said:
+            missing = [b for b in blanks | set(picks) if b not in values]
+            assert missing == [], f"E6's words «{name}» read {missing}, which explain.js sayings() does not give"
+        for path, keys in picks.items():  # every case the page writes is one the run can take, and each is taken
+            taken = {("yes" if v[path] else "no") if isinstance(v[path], bool) else v[path] for v in said}
+            assert taken == keys, f"«{name}»: {path} takes {taken}, the page writes {keys}"
+    assert said[1]["extra"] == 3 and said[0]["extra"] == 0  # the overshoot paragraph is said only with extra > 0
+    assert said[0]["within"] == THRESHOLDS["roof_agrees"] and said[0]["far"] == far

@@ -50,9 +50,10 @@ def test_at_most_half_the_statements_remain_and_no_set_computes():
 
 
 def test_every_named_value_is_read_by_the_template(data, monkeypatch, tmp_path):
-    source = TEMPLATE.read_text(encoding="utf-8")
+    from generator.pages.blanks import BLANKS
+    source = TEMPLATE.read_text(encoding="utf-8") + "\n".join(expr for expr, _ in BLANKS.values())
     named = lesson_values.values(context(data, monkeypatch, tmp_path))
-    unused = [name for name in named if not re.search(rf"\b{name}\b", source)]
+    unused = [name for name in named if not re.search(rf"\b{name}\b", source)]  # in the page or through a blank
     assert unused == [], f"lesson_values.py names values no template reads: {unused}"
 
 
@@ -70,10 +71,27 @@ def test_the_named_values_follow_the_data(data, monkeypatch, tmp_path):
     assert math.isclose(ctx["bytes_per_param"] * anchor["params_read_per_token"], anchor["bytes_read_per_token"])
     assert ctx["v_anchor"] > 1
     assert ctx["greedy_runs"] == len(data["prompts"]) * 2 * len(data["greedy"]["ks"])
-    assert [d for d, _ in ctx["accounting_by_size"]] == [small, large]
-    assert len(ctx["prefix_drafts"]) == 2 * len(ctx["prefixes"])
+    assert [t["draft"] for t in ctx["e5_tables"]] == [small, large]
+    for t in ctx["e5_tables"]:
+        acc = data["accounting"]["drafts"][t["draft"]]
+        assert [r["k"] for r in t["rows"]] == [r["k"] for r in acc["rows"]]
+        assert [r["k"] for r in t["rows"] if r["best"]] == [acc["best_k"]]
+        for mine, theirs in zip(t["rows"], acc["rows"]):
+            assert mine["half"] == (theirs["alpha_high"] - theirs["alpha_low"]) * 50
+            assert (mine["rate"], mine["n"], mine["speedup_n"]) == (
+                theirs["acceptance_rate"], theirs["tokens_per_target_forward"], theirs["measured_speedup"])
+    assert [m["name"] for m in ctx["model_rows"]] == [data["constants"]["target"], small, large]
+    assert ctx["model_rows"][0]["ratio"] is None and ctx["model_rows"][1]["ratio"] == data["models"][small]["ratio_to_target"]
+    assert [(r["prefix"], r["draft"]) for r in ctx["e2_rows"]] == [(p, dr) for p in ctx["prefixes"] for dr in (small, large)]
+    for r in ctx["e2_rows"]:
+        off_r = data["offline"]["results"][r["prefix"]][r["draft"]]
+        assert (r["correct"], r["direct"], r["resample"]) == (off_r["correct"]["tv"], off_r["direct"]["tv"],
+                                                               off_r["resample_p"]["tv"])
+        assert r["closed"] == data["distributions"][r["prefix"]]["tv_resample_p_closed_form"][r["draft"]]
+    assert [r["small"] for r in ctx["naive_rows"]] == [data["distributions"][p]["sum_pq"][small] for p in ctx["prefixes"]]
+    assert ctx["anchor_k"] == anchor["positions_verified"] - 1 and ctx["replay_positions"] == data["replay"]["k"] + 1
     assert ctx["leviathan_small"]["what"] == "T5-small draft"
-    assert ctx["mu"] is None and ctx["wb"] is None and ctx["k_last"] is None  # no measured.json beside the data
+    assert ctx["timings"] is None and ctx["wasm_timed"] is None and ctx["k_last"] is None  # no measured.json beside the data
 
 
 def test_the_tv_falls_are_ratios_of_the_geometric_means():
@@ -92,12 +110,19 @@ def test_the_best_k_is_robust_only_when_both_ends_of_the_interval_agree():
 
 
 def test_a_note_is_made_only_for_a_draft_whose_measured_best_k_differs():
-    rows = {("a", 2): {"alpha_low": 0.4, "alpha_high": 0.6}, ("b", 5): {"alpha_low": 0.7, "alpha_high": 0.8}}
-    acc = {"a": {"best_k": 3, "measured_best_k": 2, "alpha": 0.5},
-           "b": {"best_k": 4, "measured_best_k": 5, "alpha": 0.5},
-           "c": {"best_k": 4, "measured_best_k": 4, "alpha": 0.5}}
+    rows = {("a", 2): {"alpha_low": 0.4, "alpha_high": 0.6, "speedup": 1.5},
+            ("b", 5): {"alpha_low": 0.7, "alpha_high": 0.8, "speedup": 1.25}}
+    acc = {"a": {"best_k": 3, "measured_best_k": 2, "alpha": 0.5, "measured_best_speedup": 1.75},
+           "b": {"best_k": 4, "measured_best_k": 5, "alpha": 0.5, "measured_best_speedup": 1.5},
+           "c": {"best_k": 4, "measured_best_k": 4, "alpha": 0.5, "measured_best_speedup": 1.0}}
     notes = lesson_values.measured_best_notes(acc, ["a", "b", "c"], lambda draft, k: rows[(draft, k)])
     assert [(n["draft"], n["k"], n["inside"]) for n in notes] == [("a", 2, True), ("b", 5, False)]
+    assert [(n["speedup"], n["pooled"]) for n in notes] == [(1.75, 1.5), (1.5, 1.25)]
+    shown = {"tokens_per_target_forward": 2.5, "formula": 2.25, "acceptance_rate": 0.5, "alpha_low": 0.4,
+             "alpha_high": 0.6}
+    note = lesson_values.measured_best_notes(acc, ["a"], lambda draft, k: rows[(draft, k)],
+                                             lambda draft: {"row": shown})[0]
+    assert (note["n"], note["n_formula"], note["rate"], note["low"], note["high"]) == (2.5, 2.25, 0.5, 0.4, 0.6)
 
 
 def test_the_measured_names_are_none_without_usable_timings():
@@ -107,7 +132,7 @@ def test_the_measured_names_are_none_without_usable_timings():
              "target_ms": {"median": 8.0}, "v": {1: {"median": 1.5}, 4: {"median": 3.0}}, "target_bytes": 3_000_000,
              "by_draft": {"s2": {"rows": [], "ms": {"median": 2.0}}, "l2": {"rows": [], "ms": {"median": 4.0}}}}
     named = lesson_values.measured_values(base | {"measured": stale}, 8, 3)
-    assert named["mu"] is None and named["wb"] is None and named["ms_s"] is stale["by_draft"]["s2"]
+    assert named["timings"] is None and named["wasm_timed"] is None and named["timed_small"] is stale["by_draft"]["s2"]
     assert named["k_last"] == 4  # stale timings are still shown, by the timed drafts' own sizes
     assert named["timed_c"] == {"small": 0.25, "large": 0.5} and named["timed_v_first"] == 1.5
     assert named["timed_target_mb"] == 3.0
@@ -154,3 +179,14 @@ def test_every_named_value_says_what_it_is(data, monkeypatch, tmp_path):
     # a value that is a part of c13.json is named by its path there; the others by their line in ABOUT
     assert all(name in listed and (listed[name].startswith("c13.json") or lesson_values.ABOUT[name] in listed[name])
                for name in named if not callable(named[name]))
+
+
+def test_the_page_hands_the_evolution_map_its_numbers_by_name():
+    from generator.pages.templates import make_env
+    keys = sorted({key for _, _, key in evolution.GENERATIONS if key})
+    sets = "".join(f"[% set drove_{key} %]<b>{key}</b>[% endset %]" for key in keys)
+    html = make_env().from_string(sets + "[[ evolution_map() ]]").render(evolution_map=evolution.evolution_map_of_page)
+    assert all(f"相关的数字：<b>{key}</b>" in html for key in keys)
+    with pytest.raises(KeyError, match=f"drove_{keys[0]}"):
+        make_env().from_string(sets.split("[% endset %]", 1)[1] + "[[ evolution_map() ]]").render(
+            evolution_map=evolution.evolution_map_of_page)

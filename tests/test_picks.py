@@ -1,6 +1,6 @@
 """Wordings in the page, decisions in code (issue 34): a sentence whose wording depends on the data writes every
 wording in docs/index.md, `[% pick NAME %][% case KEY %]…[% endpick %]` (generator/pages/templates.py Pick), and a
-decision of generator/pages/claims.py (DECISIONS) picks one.
+decision of generator/pages/decisions.py picks one.
 
 - every pick names a registered decision and writes a wording for each key it can take, and for no other; every
   registered decision is picked somewhere (a guarded sentence that disappears fails here, it is not silenced);
@@ -16,7 +16,7 @@ import jinja2
 import pytest
 from mkdocs.exceptions import PluginError
 
-from generator.pages.claims import DECISIONS
+from generator.pages.decisions import DECISIONS
 from generator.pages.templates import make_env, render_page
 from tests.test_lesson_values import TEMPLATE, context
 
@@ -35,7 +35,7 @@ def test_every_pick_writes_a_wording_for_every_key_of_its_decision():
     found = picks()
     assert found, "docs/index.md has no [% pick %]"
     for line, name, keys in found:
-        assert name in DECISIONS, f"docs/index.md:{line}: pick {name} is no decision of claims.DECISIONS"
+        assert name in DECISIONS, f"docs/index.md:{line}: pick {name} is no decision of decisions.py"
         assert sorted(keys) == sorted(DECISIONS[name][0]), f"docs/index.md:{line}: pick {name} writes {keys}"
     assert {name for _, name, _ in found} == set(DECISIONS), "a decision the page no longer picks by"
 
@@ -45,9 +45,29 @@ def test_a_pick_that_ends_a_line_keeps_the_line_end():
     assert re.findall(r"\[% endpick %\]\n", source) == [], "write [% endpick +%] where a pick ends its line"
 
 
+def stale_context(data, monkeypatch, tmp_path):
+    """The context with the committed measured.json made stale (one draft's checkpoint hash changed): the page shows
+    those timings on their own, under the warning whose words a pick chooses."""
+    import json
+    import shutil
+    from generator.pages.context import build_context
+    from generator.pages.data_file import DEFAULT_DATA
+    folder = tmp_path / "stale"
+    folder.mkdir()
+    shutil.copy(DEFAULT_DATA, folder / "c13.json")
+    measured = json.loads((DEFAULT_DATA.parent / "measured.json").read_text(encoding="utf-8"))
+    measured["models"][measured["drafts"][0]]["sha256"] = "f" * 64
+    (folder / "measured.json").write_text(json.dumps(measured), encoding="utf-8")
+    monkeypatch.setenv("C13_DATA", str(folder / "c13.json"))
+    ctx = build_context(data) | {"qa_contact": "—"}
+    assert ctx["measured"]["stale"] and ctx["stale"]["kind"] == "models"
+    return ctx
+
+
 def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
+    stale = stale_context(data, monkeypatch, tmp_path)
     ctx = context(data, monkeypatch, tmp_path, "committed")
-    assert ctx["mu"] and ctx["wb"] and ctx["roof_read"], "the committed measured.json is needed for its sentences"
+    assert ctx["timings"] and ctx["wasm_timed"] and ctx["roof_read"], "the committed measured.json is needed for its sentences"
     if not ctx["measured_best_notes"]:  # the note on the best k with measured N, shown for one draft, to reach its picks
         small = ctx["small_draft"]
         acc = dict(ctx["acc_s"], measured_best_k=ctx["replay_k"])
@@ -56,25 +76,41 @@ def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
     source = TEMPLATE.read_text(encoding="utf-8")
     env = make_env()
     own = render_page(env, ctx, source, "index.md")
-    own_broken = BROKEN.findall(own)
-    found = picks()
+    # the committed timings, then stale ones (their warning's picks are reached only there)
+    contexts = [(ctx, BROKEN.findall(own)), (stale, BROKEN.findall(render_page(env, stale, source, "index.md")))]
+    found = [p for p in picks() if not p[1].startswith("run.")]  # E6's: decided in the browser (the next test)
     for line, name, keys in found:
         # alone, then under each case of the other picks of its line (one nested inside another is reached so)
         around = [{}] + [{(line, other): k} for at, other, others in found if at == line and other != name
                          for k in others]
         reached = False
-        for outer in around:
+        for outer, c, broken in ((o, c, b) for c, b in contexts for o in around):
             texts = set()
             for key in keys:
                 env.forced_picks = {**outer, (line, name): key}
-                text = render_page(env, ctx, source, "index.md")
-                assert BROKEN.findall(text) == own_broken, f"docs/index.md:{line}: pick {name}, case {key} ({outer})"
+                text = render_page(env, c, source, "index.md")
+                assert BROKEN.findall(text) == broken, f"docs/index.md:{line}: pick {name}, case {key} ({outer})"
                 texts.add(text)
             if len(texts) > 1:
                 reached = True
                 break
         # each pick is reached, and its cases say different things
         assert reached, f"docs/index.md:{line}: pick {name} renders alike in every case (or is never reached)"
+
+
+def test_a_pick_the_browser_decides_writes_every_case_for_it(data, monkeypatch, tmp_path):
+    """E6's words (`run.*`): the build decides nothing, every case is in the page, each marked for the widget
+    (c13-util.js say keeps the one its run takes); tests/test_e6_explain.py checks the run can take each case."""
+    ctx = context(data, monkeypatch, tmp_path, "committed")
+    html = render_page(make_env(), ctx, TEMPLATE.read_text(encoding="utf-8"), "index.md")
+    live = [(line, name, keys) for line, name, keys in picks() if name.startswith("run.")]
+    assert live, "docs/index.md has no E6 words"
+    for line, name, keys in live:
+        path = name.split(".", 1)[1]
+        for key in keys:
+            assert f'<span data-pick="{path}" data-case="{key}">' in html, f"docs/index.md:{line}: {name}, {key}"
+    words = html[html.index("<div class=\"c13-words\" data-words"):]
+    assert not re.search(r"\[\[|\[%", words) and '<span data-run="' in words
 
 
 def test_a_key_without_its_wording_stops_the_build_naming_the_decision():

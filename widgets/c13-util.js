@@ -3,6 +3,8 @@
 // formats (re-exported from widgets/figures/formats.mjs), and a decoder for the compact probabilities that
 // generator/pages/widget_payload.py embeds.
 
+import { FORMATS } from "./figures/formats.mjs";
+
 /** An HTML element: el("p", {class: "x", "aria-live": "polite"}, "text", child, ...). */
 export function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -41,6 +43,39 @@ function append(node, children) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+}
+
+/** Words the page writes for a widget to say (docs/index.md, <div data-words>; generator/pages/templates.py Live):
+ * the paragraph under [data-say=NAME] in the widget's section, cloned, each blank ([data-run]: a path into `values`)
+ * filled through the format the page names (FORMATS), each pick ([data-pick]: a path too; true/false are the cases
+ * yes/no) down to the case its value takes. → the paragraph, with class `cls` and the picks it took in
+ * data-picked ("bound=compute agrees=yes"). A paragraph, value or case the page lacks throws, naming it. */
+export function say(inside, name, values, cls) {
+  const words = inside.closest("section")?.querySelector(`[data-words] [data-say="${name}"]`);
+  if (!words) throw new Error(`页面里缺少“${name}”这段话`);
+  const node = (words.querySelector("p") ?? words).cloneNode(true);
+  const get = (path) => path.split(".").reduce((v, key) => v?.[key], values);
+  const picked = [];
+  for (const pick of node.querySelectorAll("[data-pick]")) {
+    if (!node.contains(pick) || !pick.parentNode) continue; // inside a case already dropped, or already done
+    const path = pick.dataset.pick, value = get(path);
+    const key = typeof value === "boolean" ? (value ? "yes" : "no") : value;
+    const group = [...pick.parentNode.children].filter((c) => c.dataset.pick === path);
+    if (!group.some((c) => c.dataset.case === key)) throw new Error(`“${name}”这段话没有为 ${path} = ${key} 写措辞`);
+    for (const c of group) c.dataset.case === key ? c.replaceWith(...c.childNodes) : c.remove();
+    picked.push(`${path}=${key}`);
+  }
+  for (const blank of node.querySelectorAll("[data-run]")) {
+    const path = blank.dataset.run, value = get(path), format = blank.dataset.format;
+    if (value === undefined || value === null || (typeof value === "number" && !Number.isFinite(value))) {
+      throw new Error(`“${name}”这段话缺少数值 ${path}`);
+    }
+    if (format && !FORMATS[format]) throw new Error(`“${name}”这段话用了没有的格式 ${format}`);
+    blank.replaceWith(format ? FORMATS[format](value, ...JSON.parse(blank.dataset.args || "[]")) : String(value));
+  }
+  node.className = cls;
+  node.dataset.picked = picked.join(" ");
+  return node;
 }
 
 /** Replace every child of node by the given ones. */

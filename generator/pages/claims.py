@@ -2,7 +2,8 @@
 
 Every sentence of docs/index.md that says which draft is better, which k is best, whether speculation pays, what is
 slower, bigger or closer either takes its wording from one of these helpers or calls one of their checks, which
-stops the build with ClaimError naming the sentence and the numbers that contradict it. Comparisons are made on the
+stops the build with ClaimError naming the check, the lines of docs/index.md that call it (or read the helper's
+decision) and the numbers that contradict it. Comparisons are made on the
 figures as the page prints them (two decimals for a speedup, one for a percentage): two figures that print alike
 are never called larger and smaller.
 
@@ -11,6 +12,7 @@ registers them as `claims` (generator/pages/context.py).
 """
 import json
 import math
+import re
 import unicodedata
 from pathlib import Path
 
@@ -18,7 +20,9 @@ from .formats import prob
 from .measured import measured_row
 from ..speedup import best_k, speedup
 
-THRESHOLDS_FILE = Path(__file__).resolve().parents[2] / "widgets" / "thresholds.json"
+ROOT = Path(__file__).resolve().parents[2]
+THRESHOLDS_FILE = ROOT / "widgets" / "thresholds.json"
+PAGE = ROOT / "docs" / "index.md"  # the page whose sentences the checks guard
 
 # The lesson's named thresholds (widgets/thresholds.json, read by E6's report as well): what each decides is written
 # beside its value there.
@@ -30,58 +34,30 @@ SAME_SIZE, CLEAR_OF_NOISE = THRESHOLDS["same_size"], THRESHOLDS["clear_of_noise"
 # E5's first try: α is dragged up to the first of these above the small draft's own α (a lesson choice, not a figure).
 TRY_ALPHAS = (0.8, 0.9, 0.95)
 
-# The decisions the page's data-dependent wordings follow ([% pick NAME %] in docs/index.md, templates.Pick): the
-# name the page picks by, every key it can take, and what decides it. The page writes a wording for each key.
-YES_NO = ("yes", "no")  # a decision that holds or not (True or False in the context)
-DECISIONS = {
-    "naive.level": (("tiny", "far", "below"), "Claims.naive: Σ p·q below tiny_sum_pq everywhere, at most half its α "
-                                                "everywhere, or only below α"),
-    "naive.waste": (("none", "most", "more"), "Claims.naive: Σ p·q tiny, below one half everywhere, or not"),
-    "alpha_noise.case": (("wider", "narrower"), "Claims.alpha_noise: the 95% interval at the lesson's k wider than the "
-                                                "spread of the per-k rates, or not"),
-    "note.why.case": (("more", "fewer", "close"), "Claims.measured_best: why the best k with measured N differs"),
-    "note.why.which": (("at", "best"), "Claims.measured_best: whose runs the sentence shows"),
-    "at_high.case": (("later", "earlier", "top", "same"), "Claims.try_alpha: where E5's best k goes when α grows"),
-    "big.case": (("slower", "best"), "Claims.large_at_k_max: the large draft slower at the largest k than at its best"),
-    "bigger.best.larger": (("more", "less", "same"), "Claims.bigger_draft: the large draft's best speedup against "
-                                                      "the small draft's, as printed"),
-    "script.text": (("han", "other"), "Claims.script: the prompts and the replay's text mostly Han characters, or not"),
-    "same_size": (YES_NO, "lesson_values: the correct scheme's TV within same_size of the noise floor (direct sampling's TV)"),
-    "greedy_identical": (YES_NO, "lesson_values: every greedy run equal to the target's own greedy output"),
-    "bias_visible": (YES_NO, "Claims.resample_bias_visible: resampling's closed-form TV over clear_of_noise × the noise floor"),
-    "larger_overlaps": (YES_NO, "lesson_values: the large draft's α above the small draft's at the main prefix"),
-    "other_bias": (("more", "less", "same"), "lesson_values: the other prefix's closed-form TV against the main's"),
-    "tv_slow": (YES_NO, "Claims.tv_slower: the TV falls slower at small n than at large n"),
-    "robust_best_k": (YES_NO, "lesson_values: each draft's best k the same at both ends of its α's 95% interval"),
-    "at_max.below_one": (YES_NO, "Claims.slow_at_k_max: the large draft below 1× at the largest k"),
-    "note.why.inside": (YES_NO, "Claims.measured_best: the pooled α inside that k's 95% interval"),
-    "bigger.large_k_max.below_one": (YES_NO, "Claims.bigger_draft: the large draft below 1× at the largest k"),
-    "bigger.wall": (("more", "less", "same"), "Claims.bigger_draft: the large draft's wall clock at the largest k "
-                                              "against the small draft's, as printed"),
-    "sd.case": (("slows", "costs", "plain"), "Claims.self_drafting: the large draft at the largest k below 1×, "
-                                             "below the best draft's best, or neither"),
-    "sd.own_best": (YES_NO, "Claims.self_drafting: the best draft is the large one itself"),
-    "measured.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1×"),
-    "mu.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1× (usable timings)"),
-    "wall.mostly_below": (YES_NO, "lesson_values.wall_decisions: most timed points below the formula's line"),
-    "wall.best_slower": (YES_NO, "lesson_values.wall_decisions: the small draft's wall clock at its best k below 1×"),
-    "wall.max_slower": (YES_NO, "lesson_values.wall_decisions: the best wall clock of all below 1×"),
-    "wall.costs_above": (YES_NO, "lesson_values.wall_decisions: the large draft's c above the parameter ratio and "
-                                 "v(k_max) above 1"),
-    "wall.wasm_closer": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly c nearer the parameter ratio"),
-    "wall.wasm_v_rises": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly v(k) up from k = 1"),
-    "wall.read_share": (("most", "small"), "lesson_values.wall_decisions: reading the weights most of a forward"),
-}
+
+def page_lines(pattern):
+    """The lines of docs/index.md (numbered as the template's errors number them) that match the regex `pattern`."""
+    try:
+        text = PAGE.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    return [i for i, line in enumerate(text.split("\n"), 1) if re.search(pattern, line)]
 
 
 class ClaimError(ValueError):
-    """A sentence of the page that the data contradicts: the sentence, why, and the numbers."""
+    """A sentence of the page that the data contradicts, named by what guards it: `check`, the Claims method, and
+    where docs/index.md calls it, or, for a helper whose result the page reads as a decision, the decision `key`
+    and the lines that read it; then why, and the numbers."""
 
-    def __init__(self, sentence, why, numbers):
-        self.sentence, self.why, self.numbers = sentence, why, dict(numbers)
+    def __init__(self, check, why, numbers, key=None):
+        self.check, self.key, self.why, self.numbers = check, key, why, dict(numbers)
+        self.lines = page_lines(rf"\b{re.escape(key)}\b" if key else rf"\bclaims\.{check}\(")
+        at = (f"docs/index.md line{'s' * (len(self.lines) > 1)} {', '.join(map(str, self.lines))}" if self.lines
+              else "no line of docs/index.md")
+        where = f"read as {key} at {at}" if key else f"called at {at}"
         shown = ", ".join(f"{name} = {value}" for name, value in self.numbers.items())
-        super().__init__(f"the sentence «{sentence}» does not hold for this data: {why} ({shown}); reword it in "
-                         "docs/index.md or find what is wrong with the data")
+        super().__init__(f"claims.{check}() ({where}): the sentence it guards does not hold for this data: {why} "
+                         f"({shown}); reword it there or find what is wrong with the data")
 
 
 def shown_times(x):
@@ -146,13 +122,13 @@ class Claims:
         else:
             level = "below"
             for s, a in pairs:
-                if not float(prob(s).rstrip("%")) < shown_pct(a):  # Σ p·q ≤ α always; printed alike, not "小于"
-                    raise ClaimError("在我们的模型上，它小于下一节的接受率 α", "Σ p·q is not below α as printed",
-                                     {"Σ p·q": s, "α": a})
+                if not float(prob(s).rstrip("%")) < shown_pct(a):  # Σ p·q ≤ α always; printed alike, not "below"
+                    raise ClaimError("naive", "Σ p·q is not below α as printed", {"Σ p·q": s, "α": a},
+                                     key="naive.level")
         waste = "none" if level == "tiny" else "most" if biggest < 0.5 else "more"
         return {"level": level, "waste": waste, "max": biggest}
 
-    # --- "被拒后从 p 重抽" ----------------------------------------------------------------------------------------
+    # --- resampling from p after a rejection ---------------------------------------------------------------------
     def resample_bias_visible(self, prefix=None, draft=None):
         """Whether the bias of resampling from p stands clear of the sampling noise on the page's example: its
         closed-form TV over CLEAR_OF_NOISE times the TV of drawing from p directly."""
@@ -161,21 +137,20 @@ class Claims:
         return closed > CLEAR_OF_NOISE * self.data["offline"]["results"][prefix][draft]["direct"]["tv"]
 
     def check_deficit(self, prefix=None, draft=None):
-        """E2's second step: «目标喜欢而草稿很少提出的 token 会出得太少：…p 给它 …，草稿只给 …，从 p 重抽的输出只给
-        它 …» needs q and the output below p as printed."""
+        """E2's second step, which says that resampling from p under-draws the token the target likes and the draft
+        seldom proposes, printing p, q and the output's probability of it: q and the output below p as printed."""
         prefix, draft = prefix or self.main, draft or self.small
         d = self.data["distributions"][prefix]["resample_p_deficit"][draft]
         if not (prob(d["q"]) != prob(d["p"]) and d["q"] < d["p"] and d["output"] < d["p"]
                 and prob(d["output"]) != prob(d["p"])):
-            raise ClaimError("目标喜欢而草稿很少提出的 token 会出得太少：p 给它 …，草稿只给 …，从 p 重抽的输出只给它 …",
-                             f"the token that loses most at {prefix!r} is not below p under the draft and the "
-                             "output", {"p": d["p"], "q": d["q"], "output": d["output"]})
+            raise ClaimError("check_deficit", f"the token that loses most at {prefix!r} is not below p under the draft "
+                             "and the output", {"p": d["p"], "q": d["q"], "output": d["output"]})
         return ""
 
     # --- the accounting: α per k against the pooled α ---------------------------------------------------------
     def alpha_noise(self, k):
-        """The line after «例如小草稿 k = … 时是 …，95% 区间 …～…»: whether that interval is wider than the spread of
-        the per-k rates of both drafts (in percentage points, as printed)."""
+        """The line after the small draft's α at the lesson's k with its 95% interval: whether that interval is wider
+        than the spread of the per-k rates of both drafts (in percentage points, as printed)."""
         r = self.row(self.small, k)
         width = round(shown_pct(r["alpha_high"]) - shown_pct(r["alpha_low"]), 1)
         spread = max(round(shown_pct(self.acc[d]["alpha_k_max"]) - shown_pct(self.acc[d]["alpha_k_min"]), 1)
@@ -184,19 +159,19 @@ class Claims:
                 "spread": spread}
 
     def slow_at_k_max(self, draft):
-        """«…到 k = k_max 时是 …»: said only when k_max is not the draft's best k (or it would repeat the best), and
-        whether that figure prints below 1×."""
+        """The draft's speedup at k = k_max: said only when k_max is not the draft's best k (or it would repeat the
+        best), and whether that figure prints below 1×."""
         a = self.acc[draft]
         r = self.row(draft, self.k_max)
         return {"say": a["best_k"] != self.k_max and shown_times(r["speedup"]) < shown_times(a["best_speedup"]),
                 "below_one": shown_times(r["speedup"]) < 1, "speedup": r["speedup"]}
 
     def measured_best(self, draft):
-        """«逐个 k 把实测的 N 代入同一个公式，… 在 k = … 最高»: why the best k with each k's measured N differs from
-        the best k with the pooled α. 'more' when the runs at that k produced more than the formula says (as
-        printed), else 'fewer' when those at the formula's best k produced fewer, else 'close' (both print about as
-        the formula says: the two k's were nearly as fast). `row` is the k whose runs it shows (`which`: 'at' that
-        k, 'best' the formula's best), `inside` whether the pooled α lies in its 95% interval."""
+        """The sentence that puts each k's measured N into the same formula and names the k that comes out best:
+        why that best k differs from the best k with the pooled α. 'more' when the runs at that k produced more than
+        the formula says (as printed), else 'fewer' when those at the formula's best k produced fewer, else 'close'
+        (both print about as the formula says: the two k's were nearly as fast). `row` is the k whose runs it shows
+        (`which`: 'at' that k, 'best' the formula's best), `inside` whether the pooled α lies in its 95% interval."""
         a = self.acc[draft]
         at, best = self.row(draft, a["measured_best_k"]), self.row(draft, a["best_k"])
         if order(at["tokens_per_target_forward"], at["formula"], "fixed2") == "more":
@@ -216,9 +191,8 @@ class Claims:
         a = self.acc[self.small]
         target = next((t for t in TRY_ALPHAS if shown_pct(t) > shown_pct(a["alpha"])), None)
         if target is None:
-            raise ClaimError("α 变大，最快的 k 往哪走？……先猜，再把 α 拖到 …",
-                             "the small draft's α is already above every α the try offers",
-                             {"α": a["alpha"], "tries": TRY_ALPHAS})
+            raise ClaimError("try_alpha", "the small draft's α is already above every α the try offers",
+                             {"α": a["alpha"], "tries": TRY_ALPHAS}, key="try_alpha")
         k = best_k(target, a["c"], self.ks)
         later, moved = k > a["best_k"], k != a["best_k"]
         case = "later" if later else "earlier" if moved else "top" if k == self.k_max else "same"
@@ -227,8 +201,8 @@ class Claims:
 
     def large_at_k_max(self):
         """E5's fourth try, the large draft at the largest k: 'slower' when its speedup there prints below its best
-        (the question «为什么越猜越慢» holds), else 'best'. With the cost c·k + 1 and the bound 1 ÷ (1 − α) on E[N],
-        `bounded` says whether the bound alone explains it (the bound below the cost)."""
+        (the question why guessing more gets slower holds), else 'best'. With the cost c·k + 1 and the bound
+        1 ÷ (1 − α) on E[N], `bounded` says whether the bound alone explains it (the bound below the cost)."""
         a = self.acc[self.large]
         r = self.row(self.large, self.k_max)
         best = self.row(self.large, a["best_k"])
@@ -242,8 +216,9 @@ class Claims:
 
     # --- which draft is better --------------------------------------------------------------------------------
     def bigger_draft(self):
-        """Misconception 2 («草稿越大、越准越好»): how our two drafts compare at their best k ('smaller_wins',
-        'larger_wins' or 'tie') and at the largest k, by the formula and, when timed, by the build machine's clock."""
+        """Misconception 2 (a larger, more accurate draft is always better): how our two drafts compare at their best
+        k ('smaller_wins', 'larger_wins' or 'tie') and at the largest k, by the formula and, when timed, by the build
+        machine's clock."""
         s, l = self.acc[self.small], self.acc[self.large]
         out = {"best": {"larger": order(l["best_speedup"], s["best_speedup"], "times"),
                         "small": s["best_speedup"], "small_k": s["best_k"],
@@ -278,78 +253,76 @@ class Claims:
                 "own_best": best_draft == self.large, "best_k": best["best_k"], "best_speedup": best["best_speedup"]}
 
     def slowest(self):
-        """«接受率太低或草稿太贵时反而更慢»: the slowest of every draft and k by the formula, and whether it prints
-        below 1×."""
+        """The sentence that speculation is even slower when α is too low or the draft too costly: the slowest of
+        every draft and k by the formula, and whether it prints below 1×."""
         draft, r = min(((d, r) for d in self.drafts for r in self.acc[d]["rows"]), key=lambda dr: dr[1]["speedup"])
         return {"draft": draft, "k": r["k"], "speedup": r["speedup"], "below_one": shown_times(r["speedup"]) < 1}
 
     @staticmethod
     def tv_slower(small_n, large_n):
-        """«n 小时降得慢一些：…两者只小了 … 倍和 … 倍»: every fall of the TV over the small n (direct, correct) below
-        every fall over the large n, as printed (one decimal)."""
+        """Whether the page may say the TV falls slower at small n, printing how many times it fell there: every fall
+        of the TV over the small n (direct, correct) below every fall over the large n, as printed (one decimal)."""
         return max(shown_fixed(f, 1) for f in small_n) < min(shown_fixed(f, 1) for f in large_n)
 
     def check_tv_together(self, means):
-        """«正确方案和直接从 p 抽 … 两者贴着噪声基准一起下降»: both schemes' TV (the geometric means the figure draws)
-        falls at every n and stays within TOGETHER of the other's."""
+        """The correct scheme and drawing from p directly, pure sampling noise, fall together along the noise floor:
+        both schemes' TV (the geometric means the figure draws) falls at every n and stays within TOGETHER of the
+        other's."""
         ns = self.data["tv_curve"]["ns"]
         correct, direct = means["correct"], means["direct"]
         for i in range(len(ns)):
             if i and not (correct[i] < correct[i - 1] and direct[i] < direct[i - 1]):
-                raise ClaimError("正确方案和直接从 p 抽，TV 全是抽样噪声，两者贴着噪声基准一起下降",
-                                 f"a TV does not fall from n = {ns[i - 1]} to n = {ns[i]}",
+                raise ClaimError("check_tv_together", f"a TV does not fall from n = {ns[i - 1]} to n = {ns[i]}",
                                  {"correct": correct[i - 1:i + 1], "direct": direct[i - 1:i + 1]})
             if max(correct[i], direct[i]) > TOGETHER * min(correct[i], direct[i]):
-                raise ClaimError("两者贴着噪声基准一起下降", f"at n = {ns[i]} one TV is over {TOGETHER:g} times the other",
+                raise ClaimError("check_tv_together", f"at n = {ns[i]} one TV is over {TOGETHER:g} times the other",
                                  {"correct": correct[i], "direct": direct[i]})
         return ""
 
     def check_many_small(self, p):
-        """«那时很多 token 的 n p_i 还不到 1»: at the smallest n at least MANY_SMALL tokens of p have n·p_i < 1."""
+        """At small n many tokens still have n·p_i below 1: at the smallest n at least MANY_SMALL tokens of p have
+        n·p_i < 1."""
         ns = self.data["tv_curve"]["ns"]
         small = sum(1 for x in p if ns[0] * x < 1)
         if small < MANY_SMALL:
-            raise ClaimError("那时很多 token 的 n p_i 还不到 1", f"only {small} tokens have n·p_i < 1 at n = {ns[0]}",
+            raise ClaimError("check_many_small", f"only {small} tokens have n·p_i < 1 at n = {ns[0]}",
                              {"tokens": small, "n": ns[0]})
         return ""
 
     # --- small sentences that hold or fail -------------------------------------------------------------------
     def check_anchor(self):
-        """«仍然远低于 …：检查 k + 1 个 token 的代价，和写出 1 个差不多»: the anchor's compute bound for the verified
+        """Checking k + 1 tokens costs about as much as writing one: the anchor's compute bound for the verified
         positions far below its weight-read bound."""
         a = self.data["anchor"]
         if not a["compute_ms_for_positions"] < FAR_BELOW * a["weight_read_ms_per_token"]:
-            raise ClaimError("一次前向算 k + 1 个位置，计算下界…仍然远低于读权重的下界",
-                             f"the compute bound is not below {FAR_BELOW:g} of the weight-read bound",
+            raise ClaimError("check_anchor", f"the compute bound is not below {FAR_BELOW:g} of the weight-read bound",
                              {"compute ms": a["compute_ms_for_positions"], "weight read ms": a["weight_read_ms_per_token"]})
         return ""
 
     def check_vocab_between(self):
-        """E3: «我们自己的模型词表是 …，介于两者之间»."""
+        """E3: our own model's vocabulary lies between the small scale and the anchor's."""
         small, ours, anchor = (self.data["constants"]["small_vocab"], self.data["tokenizer"]["vocab_size"],
                                self.data["anchor"]["vocab_size"])
         if not small < ours < anchor:
-            raise ClaimError("我们自己的模型词表是 …，介于两者之间", "our vocabulary is not between E3's two scales",
+            raise ClaimError("check_vocab_between", "our vocabulary is not between E3's two scales",
                              {"small scale": small, "ours": ours, "anchor": anchor})
         return ""
 
     def check_measured_costs(self, mc):
-        """«为什么我们的小目标在 CPU 上不赚。…一是 c 远高于参数比…二是 v(k) 随 k 增长»: from the build machine's timings
-        (any measured.json the page shows, stale or not: the sentences speak of its own figures)."""
+        """Why our small target does not pay on a CPU: the measured c far above the parameter ratio, v(k) growing with
+        k, and most wall-clock speedups below 1×; from the build machine's timings (any measured.json the page shows,
+        stale or not: the sentences speak of its own figures)."""
         s = mc["by_draft"][mc["small"]]  # the timed small draft (the page's may be another model when stale)
         if not s["c"]["median"] >= FAR_ABOVE * s["c_params"]:
-            raise ClaimError("一是 c 远高于参数比：小草稿的参数只有目标的 …，一次前向却要目标 … 的时间",
-                             f"the measured c is not {FAR_ABOVE:g} times the parameter ratio",
-                             {"c measured": s["c"]["median"], "c = 参数比": s["c_params"]})
+            raise ClaimError("check_measured_costs", f"the measured c is not {FAR_ABOVE:g} times the parameter ratio",
+                             {"c measured": s["c"]["median"], "parameter ratio": s["c_params"]})
         ks = mc["ks"]
         v_first, v_last = mc["v"][min(ks)]["median"], mc["v"][max(ks)]["median"]
         if order(v_last, v_first, "fixed2") != "more":
-            raise ClaimError("v(k) 从 k = … 的 … 涨到 k = … 的 …；二是 v(k) 随 k 增长",
-                             "v(k) does not grow from the smallest k to the largest as printed",
+            raise ClaimError("check_measured_costs", "v(k) does not grow from the smallest k to the largest as printed",
                              {f"v({min(ks)})": v_first, f"v({max(ks)})": v_last})
         if mc.get("usable") and mc["summary"]["below_one"] * 2 < mc["summary"]["rows"]:
-            raise ClaimError("为什么我们的小目标在 CPU 上不赚",
-                             "most of the measured wall-clock speedups are at least 1×",
+            raise ClaimError("check_measured_costs", "most of the measured wall-clock speedups are at least 1×",
                              {"below 1×": mc["summary"]["below_one"], "of": mc["summary"]["rows"]})
         return ""
 

@@ -10,12 +10,12 @@ import math
 from markupsafe import Markup
 
 from .. import speedup
-from . import claims, figure_table, lesson_values, pair_presets
+from . import blanks, claims, figure_table, lesson_values, pair_presets
 from .data_file import data_path
 from .experiments import EXPERIMENT_COUNT, SERVE_COMMAND
 from .measured import MEASURE_COMMAND, measured_context
 from .qa import QA_RECORD, read_qa
-from .templates import md_text, section_of
+from .templates import Live, md_text, section_of
 from .widget_payload import script_json
 
 ROLE_LABELS = {"target": "目标", "drafts": ["小草稿", "大草稿"]}  # the drafts by size, smallest first
@@ -131,6 +131,7 @@ def build_context(data, origins=None):
         "card": data["card"], "section_of": section_of, "serve_command": SERVE_COMMAND,
         "experiment_count": Markup(EXPERIMENT_COUNT),
         "top_n": constants["top_n"], "small_vocab": constants["small_vocab"],
+        "run": Live(),  # E6's figures of the reader's run, filled in the browser (templates.Live)
         **lookups(data),
     }
 
@@ -157,11 +158,17 @@ def build_context(data, origins=None):
     mark("generator/pages/measured.py measured_context: precomputed/measured.json")
     claims.register(ctx, data)  # the page's comparisons and conclusions, decided from the data (claims.py)
     mark("generator/pages/claims.py register")
-    named = lesson_values.values(ctx)  # the named values the page reads (replay_k, row_s, mu, ...)
+    named = lesson_values.values(ctx)  # the named values the page reads (replay_k, row_s, timings, ...)
     ctx.update(named)
     origins.update({key: f"generator/pages/lesson_values.py: {lesson_values.ABOUT[key]}" for key in named})
     ctx.update(figure_table.draw_all(ctx))  # every build-time figure, declared in figure_table.py
     mark("generator/pages/figure_table.py")
+    named = blanks.values(ctx)  # the page's blanks under short names (read_ms, naive_small, ...)
+    clash = sorted(set(named) & set(ctx))
+    if clash:
+        raise KeyError(f"generator/pages/blanks.py: {', '.join(clash)} already name(s) in the context")
+    ctx.update(named)
+    origins.update({key: f"generator/pages/blanks.py: {about} (= {expr})" for key, (expr, about) in blanks.BLANKS.items()})
     if ctx["measured"] and ctx["measured"]["usable"]:
         ctx["measured_table"] = ctx["html_measured_table"]  # also E6's static version (defined only when drawn)
     mark("generator/pages/context.py build_context")

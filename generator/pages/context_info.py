@@ -2,13 +2,15 @@
 
 Five kinds, as docs/index.md uses them: variables ([[ name ]]), helpers (functions called as [[ name(…) ]]), filters
 ([[ value | name ]]), figures (the helpers that return a drawn figure, declared in figure_table.py) and decisions
-([% pick name %], claims.py DECISIONS: the keys each can take, the one this data takes, and what decides it). A variable
+([% pick name %], decisions.py: the keys each can take, the one this data takes, and what decides it). A variable
 taken whole from c13.json is named by its path in the file; the rest by the step of build_context that made it.
 """
 import inspect
 
+import jinja2
+
 from . import figure_table
-from .claims import DECISIONS
+from .decisions import DECISIONS
 from .context import build_context
 from .templates import make_env
 
@@ -65,6 +67,8 @@ def describe(data):
                                    "call": name + ("(" + ", ".join(inspect.signature(f.data).parameters)
                                                    .replace("ctx, ", "").replace("ctx", "") + ")"),
                                    "drawn": drawn, "where": "generator/pages/figure_table.py"})
+        elif isinstance(value, jinja2.Undefined):  # a blank this data has no value for (a timing, with none)
+            out["variables"].append({"name": name, "type": "—", "where": origins.get(name, "?")})
         elif callable(value) and not isinstance(value, str):
             out["helpers"].append({"name": name, "call": name + signature(value), "doc": first_line(value),
                                    "where": where_defined(value) if "<lambda>" not in where_defined(value)
@@ -84,7 +88,7 @@ def describe(data):
     out["filters"].append({"name": "…", "call": "Jinja 自带的", "doc": ", ".join(jinja), "where": "jinja2"})
     for name, (keys, about) in DECISIONS.items():
         out["decisions"].append({"name": name, "keys": list(keys), "value": decided(ctx, name), "doc": about,
-                                 "where": "generator/pages/claims.py DECISIONS"})
+                                 "where": "generator/pages/decisions.py"})
     return out
 
 
@@ -104,7 +108,7 @@ def text(listing):
     """The listing as text for a terminal: a heading and one line per entry, in four groups."""
     titles = {"variables": "变量（[[ name ]]）", "helpers": "函数（[[ name(…) ]]）", "filters": "过滤器（[[ value | name ]]）",
               "figures": "图（[[ name(…) ]]，generator/pages/figure_table.py 声明）",
-              "decisions": "措辞的决定（[% pick name %][% case key %]…[% endpick %]，generator/pages/claims.py 声明）"}
+              "decisions": "措辞的决定（[% pick name %][% case key %]…[% endpick %]，generator/pages/decisions.py 声明）"}
     lines = []
     for group, title in titles.items():
         entries = listing[group]

@@ -3,6 +3,7 @@ which one is this lesson, which have a section on this page, and which carry a n
 
 The numbers themselves are prose with figures, written in docs/index.md; the template hands them to
 evolution_map() by the key each generation names here."""
+import jinja2
 from markupsafe import Markup
 
 # (name, the section of this page that introduces it or None, the key of its number or None)
@@ -45,3 +46,13 @@ def evolution_map(**numbers):
         items.append(Markup('<li{}><span class="c13-evo-name">{}</span>{}{}</li>').format(
             Markup(' class="c13-here" aria-current="step"') if here else "", label, where, number))
     return Markup('<ol class="c13-evolution">{}</ol>').format(Markup("").join(items))
+
+
+@jinja2.pass_context
+def evolution_map_of_page(context):
+    """evolution_map() with the numbers the page captured as `drove_KEY` ([% set drove_batching %]…[% endset %])."""
+    keys = sorted({key for _, _, key in GENERATIONS if key})
+    missing = [f"drove_{key}" for key in keys if f"drove_{key}" not in context]
+    if missing:
+        raise KeyError(f"evolution_map: the page sets no {', '.join(missing)}")
+    return evolution_map(**{key: context[f"drove_{key}"] for key in keys})

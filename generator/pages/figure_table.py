@@ -29,17 +29,18 @@ class Figure:
     data: Callable  # ctx (and a key of `each`) → the renderer's arguments
     each: Callable | None = None  # ctx → the keys to draw one figure for
     when: Callable | None = None  # ctx → whether to draw it at all
+    frame: str = ""  # a class for the page's frame round it (templates.FigureTag)
 
 
 FIGURES: list[Figure] = []
 
 
-def figure(accessor, renderer, doc, each=None, when=None):
+def figure(accessor, renderer, doc, each=None, when=None, frame=""):
     """Declare a build-time figure (see the module's docstring)."""
     def declare(data):
         if any(f.accessor == accessor for f in FIGURES):
             raise ValueError(f"figure {accessor} is declared twice")
-        FIGURES.append(Figure(accessor, renderer, doc, data, each, when))
+        FIGURES.append(Figure(accessor, renderer, doc, data, each, when, frame))
         return data
     return declare
 
@@ -98,7 +99,8 @@ def _alpha_positions(ctx):
             "short": {d: ctx["roles"][d][0] for d in ctx["drafts"]}, "id": "alpha-positions"}
 
 
-figure("svg_alpha_positions", "alpha_positions", "α position by position along the prompts, per draft")(
+figure("svg_alpha_positions", "alpha_positions", "α position by position along the prompts, per draft",
+       frame="c13-alpha-fig")(
     _alpha_positions)
 figure("html_alpha_positions_table", "alpha_positions_table", "the same α by position, as a table")(_alpha_positions)
 
@@ -169,8 +171,9 @@ def keys(declared, ctx):
 
 
 def draw_all(ctx):
-    """Every declared figure drawn in one batch: {accessor: function the templates call} (and `figure`, the frame
-    round a picture and its caption). Calling a figure with a key it was not drawn for fails, naming both."""
+    """Every declared figure drawn in one batch: {accessor: function the templates call} (the page frames each with
+    its caption by [% figure ACCESSOR(…) %]…[% endfigure %], templates.FigureTag). Calling a figure with a key it
+    was not drawn for fails, naming both."""
     wanted = [(f, key) for f in FIGURES for key in keys(f, ctx)]
     requests = [figures.request(f.renderer, **f.data(ctx, *key)) for f, key in wanted]
     drawn = {(f.accessor, key): Markup(m) for (f, key), m in zip(wanted, figures.render(requests))}
@@ -183,12 +186,10 @@ def draw_all(ctx):
         get.__doc__ = next(f.doc for f in FIGURES if f.accessor == name)
         return get
 
-    out = {f.accessor: accessor(f.accessor) for f in FIGURES}
-    out["figure"] = frame
-    return out
+    return {f.accessor: accessor(f.accessor) for f in FIGURES}
 
 
 def frame(svg, caption, cls=""):
-    """The page's frame around a figure: the picture and its caption (the caption is template text)."""
+    """The page's frame around a figure: the picture and its caption (the caption is the page's prose)."""
     return Markup('<figure class="c13-fig {}" data-search-exclude>{}<figcaption>{}</figcaption></figure>').format(
         cls, svg, caption)

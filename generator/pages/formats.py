@@ -41,6 +41,7 @@ SPEED_KINDS = {
 }
 
 C_PARAMS = "c = 参数比"  # where a formula speed with c taken as the parameter ratio comes from (its title)
+C_PARAMS_N = "c = 参数比，代入这个 k 实测的 N"  # the same formula with one k's measured N put in
 
 
 def speed(text, kind, where=None):
@@ -50,6 +51,13 @@ def speed(text, kind, where=None):
         raise ValueError(f"speed: unknown kind {kind!r}; expected one of {', '.join(SPEED_KINDS)}")
     title = SPEED_KINDS[kind] + (f"：{where}" if where else "")
     return Markup('<span class="c13-speed" data-kind="{}" title="{}">{}</span>').format(kind, title, text)
+
+
+def reported_speed(fig, work):
+    """A paper's figure of c13.json → papers as a speed it reported itself: its speedup, or its range low–high."""
+    text = (times_as_reported(fig["speedup"]) if "speedup" in fig
+            else f"{as_written(fig['low'])}–{times_as_reported(fig['high'])}")
+    return speed(text, "reported", work)
 
 
 def as_written(value):

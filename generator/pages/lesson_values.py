@@ -6,10 +6,11 @@ made (generator/pages/context.py), so they can use its drafts by size and its me
 """
 import math
 
-from .evolution import evolution_map, here_position
+from .evolution import evolution_map_of_page, here_position
 from .claims import SAME_SIZE, order
 from .measured import measured_row
 from .papers_table import papers_rows
+from .templates import section_of
 
 # The label of the lesson's formula in a speed figure's title (formats.speed): c taken as the parameter ratio.
 
@@ -28,14 +29,22 @@ REPORTED = (
 ABOUT = {
     "replay_k": "the recorded run's k (c13.json → replay → k)",
     "positions": "the anchor's positions in one verify forward, k + 1 (E1)",
+    "anchor_k": "the anchor's draft tokens per round, one fewer than its verified positions (E3's table)",
+    "replay_positions": "the positions of the recorded run's verify forward, its k + 1",
+    "bits_per_param": "the anchor's bits per parameter",
+    "kimi_section": "the section of Kimi K3's report on caching only the drafts' projected inputs",
     "vocab": "our tokenizer's vocabulary size",
     "n_prompts": "how many prompts the greedy check and the accounting run",
     "ks_greedy": "the greedy check's ks, as a list in words",
     "greedy_runs": "prompts × drafts × ks of the greedy check",
     "k_min": "the lesson's smallest k", "k_max": "the lesson's largest k",
     "acc_s": "the small draft's accounting", "acc_l": "the large draft's accounting",
-    "accounting_by_size": "(draft, accounting) pairs, the small draft first (E5's tables)",
-    "prefix_drafts": "(prefix, draft) pairs, row by row of E2's tables",
+    "e5_tables": "E5's tables, the small draft first (e5_tables)",
+    "model_rows": "the models' table: target, then drafts by size (name, role, width, layers, parameters, ratio to the "
+                  "target, None for the target itself, heldout_loss, sha256)",
+    "naive_rows": "Σ p·q by prefix for the small and the large draft (prefix, small, large)",
+    "e2_rows": "E2's tables row by row, each prefix with each draft: α, Σ p·q and the TV of the correct rule, of direct "
+               "sampling, of resampling from p (offline) and of resampling from p (closed form)",
     "row_s": "the small draft's accounting row at the replay's k",
     "row_l": "the large draft's accounting row at the replay's k",
     "row_s_max": "the small draft's accounting row at the largest k",
@@ -56,27 +65,27 @@ ABOUT = {
     "download_mb": "E6's download: the three models and the tokenizer, in MB",
     "measured_best_notes": "the drafts whose best k with measured N differs, and why (measured_best_notes)",
     "papers_rows": "the papers' table body (papers_table.py)",
-    "evolution_map": "the evolution map's list (evolution.py), given the numbers of its generations",
+    "evolution_map": "the evolution map's list (evolution.py), with the numbers the page sets as drove_KEY",
     "evolution_here": "this lesson's place on the evolution map",
-    "mu": "the build machine's timings when usable, else None (measured.py)",
-    "mu_s": "the small draft in the usable timings",
-    "mk_s": "the small draft's timed row at the largest k", "mk_l": "the large draft's timed row at the largest k",
-    "mk_best": "the small draft's timed row at its best k by the formula",
-    "ms_s": "the timed small draft by its own size (stale timings too)",
-    "ms_l": "the timed large draft by its own size (stale timings too)",
+    "timings": "the build machine's timings when usable, else None (measured.py)",
+    "timed_small_max": "the small draft's timed row at the largest k",
+    "timed_large_max": "the large draft's timed row at the largest k",
+    "timed_small_best": "the small draft's timed row at its best k by the formula",
+    "timed_small": "the timed small draft by its own size (stale timings too)",
+    "timed_large": "the timed large draft by its own size (stale timings too)",
     "k_last": "the largest timed k",
-    "wb": "E6's WebAssembly SIMD forward timed in Node on the build machine, when usable",
-    "jb": "E6's JavaScript forward timed in Node on the build machine, when usable",
+    "wasm_timed": "E6's WebAssembly SIMD forward timed in Node on the build machine, when usable",
+    "js_timed": "E6's JavaScript forward timed in Node on the build machine, when usable",
     "naive": "claims.naive(): how the page speaks of Σ p·q",
     "alpha_noise": "claims.alpha_noise(replay_k): the lesson's k's 95% interval against the spread of the per-k rates",
     "script": "claims.script(): byte tokens and the script of the text",
     "tv_slow": "claims.tv_slower(): the TV falls slower at small n",
-    "at_max": "claims.slow_at_k_max(): the large draft at the largest k",
-    "at_high": "claims.try_alpha(): E5's first try, α dragged up",
-    "at_free": "E5's second try: the best k when the draft costs nothing",
-    "big": "claims.large_at_k_max(): E5's fourth try",
+    "slow_at_k_max": "claims.slow_at_k_max(): the large draft at the largest k",
+    "try_alpha": "claims.try_alpha(): E5's first try, α dragged up",
+    "free_draft": "E5's second try: the best k when the draft costs nothing",
+    "large_at_k_max": "claims.large_at_k_max(): E5's fourth try",
     "bigger": "claims.bigger_draft(): misconception two, is the larger draft better",
-    "sd": "claims.self_drafting(): what drove self-drafting on the evolution map",
+    "self_drafting": "claims.self_drafting(): what drove self-drafting on the evolution map",
     "slow": "claims.slowest(): the slowest row by the formula",
     "roof_read": "claims.build_read(): the build machine's read time of the target's weights",
     "vocab_per_position": "the anchor's vocabulary over its positions in one verify forward (E3)",
@@ -87,6 +96,8 @@ ABOUT = {
     "timed_c": "the build machine's c as the ratio of the medians, per draft by size ({small, large})",
     "timed_v_first": "the build machine's v(k) median at its smallest timed k",
     "timed_target_mb": "the timed target's float32 weights in MB (measured.json)",
+    "formula_at_predicted": "the lesson's formula (c = the parameter ratio, v = 1) at the k the formula with measured "
+                            "costs finds best, per draft by size ({small, large})",
     "greedy_identical": "decision: every greedy run equal to the target's own greedy output",
     "greedy_differ": "how many greedy runs differ from the target's own output",
     "bias_visible": "decision: claims.resample_bias_visible(), resampling's bias clear of the noise",
@@ -95,6 +106,45 @@ ABOUT = {
     "wall": "decisions on the build machine's timings (wall_decisions)",
     **{name: f"{paper}: {what}" for name, paper, what in REPORTED},
 }
+
+
+def model_rows(ctx):
+    """The models' table of the page, the target first."""
+    models, target = ctx["models"], ctx["target"]
+    return [{"name": name, "role": ctx["roles"][name], **{key: models[name][key] for key in ("width", "layers",
+             "parameters")}, "ratio": None if name == target else models[name]["ratio_to_target"],
+             "heldout_loss": models[name].get("heldout_loss"), "sha256": models[name]["sha256"]}
+            for name in [target, *ctx["drafts"]]]
+
+
+def naive_rows(ctx):
+    """Σ p·q at each prefix for the small and the large draft."""
+    dist = ctx["distributions"]
+    return [{"prefix": p, "small": dist[p]["sum_pq"][ctx["small_draft"]], "large": dist[p]["sum_pq"][ctx["large_draft"]]}
+            for p in ctx["prefixes"]]
+
+
+def e2_rows(ctx):
+    """E2's two tables, one row per prefix and draft (the prefixes in the page's order, the drafts by size)."""
+    dist, offline = ctx["distributions"], ctx["offline"]
+    return [{"prefix": p, "draft": d, "alpha": dist[p]["alpha"][d], "sum_pq": dist[p]["sum_pq"][d],
+             "correct": offline[p][d]["correct"]["tv"], "direct": offline[p][d]["direct"]["tv"],
+             "resample": offline[p][d]["resample_p"]["tv"], "closed": dist[p]["tv_resample_p_closed_form"][d]}
+            for p in ctx["prefixes"] for d in ctx["drafts"]]
+
+
+def e5_tables(ctx):
+    """E5's tables, the small draft first: each draft's role, c, pooled α and rows (k, that k's acceptance rate and
+    the half width of its 95% interval in points, N measured and by the formula, the speedups by the formula with the
+    formula's and the measured N, and whether it is the formula's best k)."""
+    tables = []
+    for draft in ctx["drafts"]:
+        a = ctx["accounting"][draft]
+        rows = [{"k": r["k"], "rate": r["acceptance_rate"], "half": (r["alpha_high"] - r["alpha_low"]) * 50,
+                 "n": r["tokens_per_target_forward"], "n_formula": r["formula"], "best": r["k"] == a["best_k"],
+                 "speedup": r["speedup"], "speedup_n": r["measured_speedup"]} for r in a["rows"]]
+        tables.append({"draft": draft, "role": ctx["roles"][draft], "c": a["c"], "alpha": a["alpha"], "rows": rows})
+    return tables
 
 
 def tv_falls(curve, means):
@@ -119,16 +169,23 @@ def robust_best_k(accounting, best_k):
 
 def measured_best_notes(accounting, drafts, row, why=None):
     """The drafts whose best k with each k's measured N differs from the best k with the pooled α: the draft, that k,
-    its accounting entry and row, whether the pooled α lies inside that k's 95% interval, and why(draft), when given
-    (claims.measured_best: which runs explain it)."""
+    its accounting entry and row, whether the pooled α lies inside that k's 95% interval, the speedup by the formula
+    with that k's measured N (`speedup`) and with the pooled α (`pooled`), and why(draft), when given
+    (claims.measured_best: which runs explain it, their N, N by the formula, rate and 95% interval as n, n_formula,
+    rate, low, high)."""
     notes = []
     for draft in drafts:
         acc = accounting[draft]
         if acc["measured_best_k"] != acc["best_k"]:
             r = row(draft, acc["measured_best_k"])
-            notes.append({"draft": draft, "k": acc["measured_best_k"], "acc": acc, "row": r,
-                          "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"],
-                          "why": why(draft) if why else None})
+            note = {"draft": draft, "k": acc["measured_best_k"], "acc": acc, "row": r,
+                    "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"], "why": why(draft) if why else None}
+            note.update(speedup=acc["measured_best_speedup"], pooled=r["speedup"])
+            if note["why"]:  # the figures of the runs the sentence shows, under short names
+                shown = note["why"]["row"]
+                note.update(n=shown["tokens_per_target_forward"], n_formula=shown["formula"],
+                            rate=shown["acceptance_rate"], low=shown["alpha_low"], high=shown["alpha_high"])
+            notes.append(note)
     return notes
 
 
@@ -147,8 +204,8 @@ def values(ctx):
         "ks_greedy": ", ".join(map(str, data["greedy"]["ks"])),
         "greedy_runs": len(data["prompts"]) * len(ctx["drafts"]) * len(data["greedy"]["ks"]),
         "k_min": min(ks), "k_max": max(ks),
-        "acc_s": acc[small], "acc_l": acc[large], "accounting_by_size": [(d, acc[d]) for d in ctx["drafts"]],
-        "prefix_drafts": [(p, d) for p in ctx["prefixes"] for d in ctx["drafts"]],
+        "acc_s": acc[small], "acc_l": acc[large], "e5_tables": e5_tables(ctx),
+        "model_rows": model_rows(ctx), "naive_rows": naive_rows(ctx), "e2_rows": e2_rows(ctx),
         "row_s": row(small, replay["k"]), "row_l": row(large, replay["k"]), "row_l_max": row(large, max(ks)),
         "row_s_max": row(small, max(ks)), "row_best": row(small, acc[small]["best_k"]),
         "offline_small": offline[small],
@@ -158,7 +215,9 @@ def values(ctx):
         "closed_tv": ctx["distributions"][main]["tv_resample_p_closed_form"][small],
         "deficit_main": ctx["distributions"][main]["resample_p_deficit"][small],
         "deficit_other": ctx["distributions"][ctx["other_prefix"]]["resample_p_deficit"][small],
+        "anchor_k": anchor["positions_verified"] - 1, "replay_positions": replay["k"] + 1,
         "bytes_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"],
+        "bits_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"] * 8,
         "flops_per_param": anchor["flops_per_position"] / anchor["params_read_per_token"],
         "v_anchor": (anchor["weight_read_ms_per_token"] + anchor["compute_ms_for_positions"])
                     / anchor["weight_read_ms_per_token"],
@@ -168,14 +227,15 @@ def values(ctx):
         "download_mb": sum(f["bytes"] for f in data["browser"]["files"].values()) / 1e6,
         "measured_best_notes": measured_best_notes(acc, ctx["drafts"], row, ctx["claims"].measured_best),
         "papers_rows": papers_rows(data["papers"]),
-        "evolution_map": evolution_map, "evolution_here": here_position(),
+        "evolution_map": evolution_map_of_page, "evolution_here": here_position(),
         "vocab_per_position": anchor["vocab_size"] / anchor["positions_verified"],
         "replay_per_forward": ctx["replay_stats"]["tokens"] / replay["target_forwards"],
         "positions_tested": {f.__name__: f(r["positions_tested"] for d in ctx["drafts"] for r in acc[d]["rows"])
                              for f in (min, max)},
         "target_mb": ctx["models"][ctx["target"]]["bytes_float32"] / 1000000,
     }
-    out.update({name: ctx["paper_figure"](paper, what) for name, paper, what in REPORTED})
+    out.update({name: dict(ctx["paper_figure"](paper, what), paper=paper) for name, paper, what in REPORTED})
+    out["kimi_section"] = section_of(ctx["paper"]("kimi_k3")["also"])
     out["deepseek_yield"] = {end: 1 + out["deepseek_acceptance"][end] for end in ("low", "high")}
     out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
     out.update(conclusions(ctx, out))
@@ -190,19 +250,19 @@ def wall_decisions(ctx, named):
     nearer the parameter ratio than torch's), wasm_v_rises (its v(k) up from k = 1 to the largest timed k),
     read_share ('most': reading the weights is most of its one-position forward, else 'small'), costs_above (the
     large draft's c above the parameter ratio and v(k_max) above 1)."""
-    mc, mu, wb, roof = ctx["measured"], named["mu"], named["wb"], named["roof_read"]
+    mc, timings, wasm, roof = ctx["measured"], named["timings"], named["wasm_timed"], named["roof_read"]
     out = {"mostly_below": mc["summary"]["below_prediction"] * 2 > mc["summary"]["rows"] if mc else None}
-    if mu:
-        large = mu["by_draft"][ctx["large_draft"]]
-        out.update(best_slower=order(named["mk_best"]["measured"]["median"], 1, "times") == "less",
-                   max_slower=order(mu["summary"]["max_measured"], 1, "times") == "less",
-                   costs_above=large["c"]["median"] > large["c_params"] and mu["v"][named["k_max"]]["median"] > 1)
-    if wb:
+    if timings:
+        large = timings["by_draft"][ctx["large_draft"]]
+        out.update(best_slower=order(named["timed_small_best"]["measured"]["median"], 1, "times") == "less",
+                   max_slower=order(timings["summary"]["max_measured"], 1, "times") == "less",
+                   costs_above=large["c"]["median"] > large["c_params"] and timings["v"][named["k_max"]]["median"] > 1)
+    if wasm:
         k_last, small = named["k_last"], ctx["small_draft"]
-        out.update(wasm_closer=wb["c"][small]["median"] < named["mu_s"]["c"]["median"],
-                   wasm_v_rises=wb["v"][k_last]["median"] > wb["v"][1]["median"])
+        out.update(wasm_closer=wasm["c"][small]["median"] < named["timed_small"]["c"]["median"],
+                   wasm_v_rises=wasm["v"][k_last]["median"] > wasm["v"][1]["median"])
     if roof:
-        out["read_share"] = "most" if roof["ms"] * 2 > wb["target_ms"]["median"] else "small"
+        out["read_share"] = "most" if roof["ms"] * 2 > wasm["target_ms"]["median"] else "small"
     return out
 
 
@@ -223,38 +283,41 @@ def conclusions(ctx, named):
         "script": claims.script(),
         "tv_slow": claims.tv_slower([fall["small_n"]["direct"], fall["small_n"]["correct"]],
                                     [fall["large_n"]["direct"], fall["large_n"]["correct"]]),
-        "at_max": claims.slow_at_k_max(ctx["large_draft"]),
-        "at_high": claims.try_alpha(),
-        "at_free": ctx["e5_best"](named["acc_s"]["alpha"], 0),
-        "big": claims.large_at_k_max(),
+        "slow_at_k_max": claims.slow_at_k_max(ctx["large_draft"]),
+        "try_alpha": claims.try_alpha(),
+        "free_draft": ctx["e5_best"](named["acc_s"]["alpha"], 0),
+        "large_at_k_max": claims.large_at_k_max(),
         "bigger": claims.bigger_draft(),
-        "sd": claims.self_drafting(),
+        "self_drafting": claims.self_drafting(),
         "slow": claims.slowest(),
         "roof_read": claims.build_read(ctx["measured"], ctx["models"][ctx["target"]]["bytes_float32"])
-                     if named["wb"] else None,
+                     if named["wasm_timed"] else None,
     }
 
 
 def measured_values(ctx, k_max, best_k):
-    """The build machine's timings under short names: `mu` the usable ones (None when absent or stale), `mu_s` the
-    page's small draft in them, `mk_s`, `mk_l`, `mk_best` the small and large draft's rows at k_max and the small
-    draft's at its best k; `ms_s`, `ms_l` the timed drafts by their own size (also for stale timings) and `k_last`
-    the largest timed k; `wb`, `jb` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent
-    or not usable)."""
+    """The build machine's timings: `timings` the usable ones (None when absent or stale); `timed_small`,
+    `timed_large` the timed drafts by their own size (also for stale timings: then they may be other models than the
+    page's) and `k_last` the largest timed k; with usable timings `timed_small_max`, `timed_large_max` and
+    `timed_small_best`, the small and large draft's rows at k_max and the small draft's at its best k; `wasm_timed`,
+    `js_timed` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent or not usable)."""
     mc = ctx["measured"]
-    out = dict.fromkeys(("mu", "mu_s", "mk_s", "mk_l", "mk_best", "ms_s", "ms_l", "k_last", "wb", "jb", "timed_c",
-                         "timed_v_first", "timed_target_mb"))
+    out = dict.fromkeys(("timings", "timed_small", "timed_large", "timed_small_max", "timed_large_max",
+                         "timed_small_best", "k_last", "wasm_timed", "js_timed", "timed_c", "timed_v_first",
+                         "timed_target_mb", "formula_at_predicted"))
     if not mc:
         return out
-    out.update(ms_s=mc["by_draft"][mc["small"]], ms_l=mc["by_draft"][mc["large"]], k_last=max(mc["ks"]))
-    out.update(timed_c={size: out[f"ms_{size[0]}"]["ms"]["median"] / mc["target_ms"]["median"]
-                        for size in ("small", "large")},
+    small, large = mc["by_draft"][mc["small"]], mc["by_draft"][mc["large"]]
+    out.update(timed_small=small, timed_large=large, k_last=max(mc["ks"]),
+               timed_c={"small": small["ms"]["median"] / mc["target_ms"]["median"],
+                        "large": large["ms"]["median"] / mc["target_ms"]["median"]},
                timed_v_first=mc["v"][min(mc["ks"])]["median"], timed_target_mb=mc["target_bytes"] / 1000000)
-    if mc["usable"]:
+    if mc["usable"]:  # the timed drafts are the page's own
         engines = (mc["browser"] or {}).get("engines") or {}
         if engines.get("wasm-simd128"):
-            out.update(wb=engines["wasm-simd128"], jb=engines.get("js"))
-        mu_s, mu_l = mc["by_draft"][ctx["small_draft"]], mc["by_draft"][ctx["large_draft"]]
-        out.update(mu=mc, mu_s=mu_s, mk_s=measured_row(mu_s, k_max), mk_l=measured_row(mu_l, k_max),
-                   mk_best=measured_row(mu_s, best_k))
+            out.update(wasm_timed=engines["wasm-simd128"], js_timed=engines.get("js"))
+        out.update(timings=mc, timed_small_max=measured_row(small, k_max), timed_large_max=measured_row(large, k_max),
+                   timed_small_best=measured_row(small, best_k),
+                   formula_at_predicted={"small": ctx["row"](ctx["small_draft"], small["best_predicted"]["k"])["speedup"],
+                                         "large": ctx["row"](ctx["large_draft"], large["best_predicted"]["k"])["speedup"]})
     return out

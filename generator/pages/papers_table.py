@@ -3,7 +3,7 @@
 paper with no figure to cite gets one row pointing at what the page uses it for."""
 from markupsafe import Markup, escape
 
-from .formats import as_written, pct, speed, times_as_reported
+from .formats import as_written, pct, reported_speed
 from .templates import section_of
 
 
@@ -16,11 +16,11 @@ def figure_cell(paper, fig):
         if fig["unit"] == "rate":
             parts.append(f"{pct(fig['low'], 0)}～{pct(fig['high'], 0)}")
         else:
-            parts.append(speed(f"{as_written(fig['low'])}–{times_as_reported(fig['high'])}", "reported", work))
+            parts.append(reported_speed({"low": fig["low"], "high": fig["high"]}, work))
     if "alpha" in fig:
         parts.append(f"α = {as_written(fig['alpha'])}，加速 ")
     if "speedup" in fig:
-        parts.append(speed(times_as_reported(fig["speedup"]), "reported", work))
+        parts.append(reported_speed(fig, work))
     return Markup("").join(parts)
 
 

@@ -1,5 +1,6 @@
 """The Jinja environment of the page templates: [[ ]] / [% %] delimiters, strict, autoescaped, fatal errors."""
 import functools
+import json
 import re
 import traceback
 
@@ -9,8 +10,9 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from .formats import C_PARAMS, FORMATS, as_written, num, speed, times, times_as_reported
+from .formats import C_PARAMS, C_PARAMS_N, FORMATS, as_written, num, reported_speed, speed, times
 from .data_file import data_path
+from .figure_table import FIGURES, frame
 
 
 
@@ -57,13 +59,42 @@ def section_of(text):
     return m.group(0)
 
 
+class Live:
+    """A blank a widget fills in the reader's browser: `run` in the context, [[ run.v | fixed(2) ]] in the words a
+    widget says (E6's report: docs/index.md, <div data-words>). The page writes the words and names the format; the
+    build writes an empty <span data-run="v" data-format="fixed" data-args="[2]">, and the widget (c13-util.js say)
+    puts in its value through the same-named format of widgets/figures/formats.mjs. A pick on a live decision
+    ([% pick run.bound %]) writes every case, each in <span data-pick data-case>, and the widget keeps the one its
+    value takes."""
+
+    def __init__(self, path=""):
+        self.path = path
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Live(f"{self.path}.{name}" if self.path else name)
+
+    def span(self, fmt=None, args=()):
+        if fmt in LIVE_FIXED:  # fixed2 → fixed(2): the browser's formats take the digits as an argument
+            fmt, args = "fixed", (LIVE_FIXED[fmt],)
+        attrs = Markup(' data-format="{}" data-args="{}"').format(fmt, json.dumps(list(args))) if fmt else ""
+        return Markup('<span data-run="{}"{}></span>').format(self.path, attrs)
+
+    def __html__(self):
+        return self.span()
+
+
+LIVE_FIXED = {"fixed2": 2, "fixed3": 3, "fixed4": 4}
+
+
 class Pick(Extension):
     """A sentence whose wording depends on the data, every wording written in the page:
 
         [% pick naive.level %][% case tiny %]几乎什么都留不下[% case far %]留下的太少[% endpick %]
 
     The decision (a name of the context, or a name's attribute) holds one of the keys, or True or False (the keys
-    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in generator/pages/claims.py (DECISIONS) names every key it can take, and
+    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in generator/pages/decisions.py names every key it can take, and
     tests/test_picks.py wants a case written for each. A key with no case stops the build, naming the decision, its
     line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
     end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
@@ -99,13 +130,23 @@ class Pick(Extension):
         parser.stream.expect("name:endpick")
         keys = [k for k, _ in cases]
         self.environment.picks_parsed.append((lineno, name, keys))
+        live = []  # a decision the browser takes: every case written, each marked, for the widget to keep one
+        for key, body in cases:
+            live.append(nodes.Output([nodes.TemplateData(
+                f'<span data-pick="{name.split(".", 1)[-1]}" data-case="{key}">')]))
+            live.extend(body)
+            live.append(nodes.Output([nodes.TemplateData("</span>")]))
         chosen = self.call_method("_decide", [nodes.Const(lineno), nodes.Const(name), expr, nodes.Const(keys)],
                                   lineno=lineno)
         top = node = nodes.If(nodes.Compare(chosen, [nodes.Operand("eq", nodes.Const(keys[0]))]), cases[0][1], [],
                               [], lineno=lineno)
         node.elif_ = [nodes.If(nodes.Compare(chosen, [nodes.Operand("eq", nodes.Const(k))]), body, [], [],
                                lineno=lineno) for k, body in cases[1:]]
-        return top
+        return nodes.If(self.call_method("_live", [expr]), live, [], [top], lineno=lineno)
+
+    @staticmethod
+    def _live(value):
+        return isinstance(value, Live)
 
     def _decide(self, lineno, name, value, keys):
         value = self.environment.forced_picks.get((lineno, name), value)
@@ -121,10 +162,39 @@ class Pick(Extension):
 
 # A speed figure in one blank, marked with its kind (formats.speed): [[ acc_s.best_speedup | formula ]] for the lesson's
 # formula with c = the parameter ratio (| formula("") with c as the reader sets it, | formula("…") another source),
-# | formula_measured and | wall for the build machine's timings (measured.json), | reported("paper-id") for a paper's.
+# | formula_measured and | wall for the build machine's timings (measured.json), | reported for a paper's (a figure named in lesson_values.REPORTED: [[ leviathan_small | reported ]]).
+class FigureTag(Extension):
+    """A drawn figure and its caption, the caption written as prose:
+
+        [% figure svg_speedup() %]加速随 k 变化……[% endfigure %]
+        [% figure stacked_main %]前缀……[% endfigure %]
+
+    The expression is one of figure_table.py's figures, called (`python -m generator context` lists them), or a blank
+    that names one (blanks.py); a figure declared with a frame class gets it. A figure stands on a line of its own:
+    the end tag drops the newline after it, as every block tag does, and the frame puts it back."""
+    tags = {"figure"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        expr = parser.parse_expression()
+        called = expr.node.name if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name) else None
+        cls = next((f.frame for f in FIGURES if f.accessor == called), "")
+        body = parser.parse_statements(("name:endfigure",), drop_needle=True)
+        return nodes.CallBlock(self.call_method("_frame", [expr, nodes.Const(cls)]), [], [], body).set_lineno(lineno)
+
+    @staticmethod
+    def _frame(svg, cls, caller):
+        return frame(svg, caller(), cls) + Markup("\n")
+
+
 def formula(value, where=C_PARAMS):
     """Our formula's speedup, two decimals, marked "formula" with where its c comes from ('' for none)."""
     return speed(times(value), "formula", where or None)
+
+
+def formula_n(value):
+    """Our formula's speedup with c = the parameter ratio and one k's measured N."""
+    return formula(value, C_PARAMS_N)
 
 
 @jinja2.pass_context
@@ -140,19 +210,20 @@ def wall(ctx, value):
 
 
 @jinja2.pass_context
-def reported(ctx, value, paper_id):
-    """A paper's own speedup as it reported it ({low, high}: its range), marked with the paper's work."""
-    text = (f"{as_written(value['low'])}–{times_as_reported(value['high'])}" if isinstance(value, dict)
-            else times_as_reported(value))
-    return speed(text, "reported", ctx["paper"](paper_id)["work"])
+def reported(ctx, fig):
+    """A paper's own speed figure, named in lesson_values.REPORTED (its speedup, or its range low–high), marked with
+    the paper's work."""
+    if not isinstance(fig, dict) or "paper" not in fig:
+        raise ValueError(f"reported: {fig!r} is not a paper's figure named in lesson_values.REPORTED")
+    return reported_speed(fig, ctx["paper"](fig["paper"])["work"])
 
 
-SPEEDS = {"formula": formula, "formula_measured": formula_measured, "wall": wall, "reported": reported}
+SPEEDS = {"formula": formula, "formula_n": formula_n, "formula_measured": formula_measured, "wall": wall, "reported": reported}
 
 
 def make_env():
     env = jinja2.Environment(
-        extensions=[Pick],
+        extensions=[Pick, FigureTag],
         variable_start_string="[[", variable_end_string="]]",
         block_start_string="[%", block_end_string="%]",
         comment_start_string="[#", comment_end_string="#]",
@@ -160,17 +231,19 @@ def make_env():
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     ours = dict(FORMATS, **SPEEDS, or_dash=optional, plain=plain, prompt=prompt,
                 indent4=lambda s: Markup("\n".join(("    " + ln) if ln else ln for ln in str(s).splitlines())))
-    env.filters.update({name: named_undefined(f) for name, f in ours.items()})  # Jinja's own (default, …) as they are
+    env.filters.update({name: named_undefined(f, name) for name, f in ours.items()})  # Jinja's own (default, …) as they are
     return env
 
 
-def named_undefined(f):
+def named_undefined(f, name):
     """The filter f, failing as StrictUndefined does when given a name the context lacks: "'x' is undefined", not
-    the filter's own complaint about the value it got."""
+    the filter's own complaint about the value it got; given a live blank (Live), the span the browser fills."""
     @functools.wraps(f)
     def checked(value, *args, **kwargs):
         if isinstance(value, jinja2.Undefined):
             value._fail_with_undefined_error()
+        if isinstance(value, Live):
+            return value.span(name, args)
         return f(value, *args, **kwargs)
     return f if hasattr(f, "jinja_pass_arg") else checked  # one that takes the context first is left as it is
 

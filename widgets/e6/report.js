@@ -5,7 +5,7 @@
 // timed figures are medians over the measuring phase's samples with their quartiles (spread.mjs, which the worker
 // used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind). Then what the run means
 // (explain.js: regime, c, v(k), a round's timeline, end to end, the build machine beside it) and the roofline.
-import { el, fill, fixed, fromMarkup, ms, num, pct, times, uid } from "../c13-util.js";
+import { el, fill, fixed, fromMarkup, ms, num, pct, say, times, uid } from "../c13-util.js";
 import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
   from "../figures/roofline.mjs";
 import { measuredSpeedup } from "../figures/speedup.mjs";
@@ -56,20 +56,13 @@ export function addSamples(result, timing) {
   return { ...result, timing: merged, measured: figures(samples, result.facts) };
 }
 
-/** Which forward ran, how it was timed, and how many samples the figures below are over. */
-function method(result) {
-  const m = result.measured;
+/** Which forward ran, how it was timed, and how many samples the figures below are over (the page's words). */
+function method(result, box) {
   const t = result.timing;
-  const kernel = kernelName(result.kernel, result.simd);
-  const note = result.kernelNote ? `（${result.kernelNote}）` : "";
-  const calls = t.blocks.reduce((sum, b) => sum + b.calls, 0);
-  return el("p", { class: "c13-e6-method" },
-    el("strong", { text: `前向：${kernel}` }), `${note}。`,
-    `浏览器的计时精度是 ${t.step} ms：每个样本是一段至少 ${trimMs(t.minBlockMs)} ms 的连续前向（同一种前向连着重复，` +
-    "样本 = 这段的时间 ÷ 次数）；一次前向只有零点几到几毫秒，单独计时读不准。" +
-    `每一轮把三种前向——目标一个位置、草稿一个位置、目标验 ${result.k + 1} 个位置——轮流各测一段；` +
-    `现在共 n = ${num(m.n)} 轮（${num(calls)} 次前向，上下文 ${num(t.positions)} 个 token）。` +
-    "表里是各轮的中位数和最小–最大；“再测一次”会再测几轮，加进同一组样本。");
+  return say(box, "method", { kernel: kernelName(result.kernel, result.simd), kernel_noted: Boolean(result.kernelNote),
+    kernel_note: result.kernelNote ?? "", step: t.step, min_block_ms: trimMs(t.minBlockMs), positions: result.k + 1,
+    n: result.measured.n, calls: t.blocks.reduce((sum, b) => sum + b.calls, 0), context: t.positions },
+  "c13-e6-method");
 }
 
 const trimMs = (v) => String(Number(v.toPrecision(3)));
@@ -136,10 +129,10 @@ function describe(box, result, p) {
 /** The reader's roofline (result.roof, measured once per worker: roof.mjs): the picture with the anchor's roof
  * (c13.json → anchor), the build machine's when the payload has it, the reader's; the v(k) it predicts beside the
  * measured one. → {nodes, data} (data: for the report's dataset) */
-function roofline(result, k, { anchor, buildRoof }) {
+function roofline(result, k, { anchor, buildRoof }, box) {
   const roof = result.roof;
   if (!roof) return { nodes: [], data: {} };
-  if (roof.error) return { nodes: [el("p", { class: "c13-e6-roof", text: `没能测出你的机器的屋顶线：${roof.error}` })],
+  if (roof.error) return { nodes: [say(box, "roof_failed", { roof_error: roof.error }, "c13-e6-roof")],
     data: { roofError: roof.error } };
   const bw = roof.bandwidthGBs, peak = roof.peakGflops, m = result.measured, models = roof.models;
   const reader = { key: "reader", name: `你的机器（${roof.kernel === "js" ? "JavaScript" : "WebAssembly SIMD"}，单核）`,
@@ -151,17 +144,13 @@ function roofline(result, k, { anchor, buildRoof }) {
   const v = predictedV(reader, models.target, k, context);
   const oneMs = roofTime(reader, forwardCost(models.target, 1, context));
   const spreadOf = (s, unit) => `${rate(s.median, unit)}（${rate(s.min, unit)}–${rate(s.max, unit)}，n = ${s.n}）`;
-  const caption = `对数坐标的屋顶线：每台机器能达到的 GFLOP/s = min(峰值, 带宽 × 算术强度)。圆圈和方块是这次运行的前向` +
-    `（空心：1 个位置；实心：验 k + 1 个），放在你的机器的屋顶上；菱形是锚点的一步解码。强度 = FLOP ÷ 读的字节` +
-    `（float32 权重 + KV 缓存）。预测用的模型：${ROOFLINE_MODEL}` +
-    (buildRoof ? "" : "构建机器没有记下 WebAssembly 的带宽和峰值，这里没画它的屋顶。");
+  const caption = say(box, "roof_caption", { roofline_model: ROOFLINE_MODEL, build_roof: Boolean(buildRoof) }, "");
   const nodes = [
     el("h4", { text: "你的机器在屋顶线上" }),
-    el("p", { class: "c13-e6-roof", text: `后台线程测了你的机器（一个核，${roof.note ?? "WebAssembly SIMD"}）：` +
-      `读 ${fixed(roof.bytes / 1e6, 1)} MB（目标的 float32 权重）的带宽 ${spreadOf(bw, "GB/s")}，` +
-      `乘加峰值 ${spreadOf(peak, "GFLOP/s")}；括号里是各段的最小–最大。` }),
+    say(box, "roof", { roof_note: roof.note ?? "WebAssembly SIMD", roof_mb: roof.bytes / 1e6,
+      bandwidth: spreadOf(bw, "GB/s"), peak: spreadOf(peak, "GFLOP/s") }, "c13-e6-roof"),
     el("figure", { class: "c13-fig c13-e6-roofline" }, fromMarkup(rooflineFigure({ id: uid("e6-roof"), roofs, points })),
-      el("figcaption", { text: caption })),
+      el("figcaption", null, ...caption.childNodes)),
     table("验 k + 1 个位置的代价：屋顶线的预测与实测", ["量", "预测（屋顶线）", "实测"], [
       [["roof-v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(v, 2),
         `${fixed(m.v, 2)}（${range(m.spread.v, (x) => fixed(x, 2))}）`],
@@ -175,17 +164,17 @@ function roofline(result, k, { anchor, buildRoof }) {
 export function showReport(box, result, options) {
   const k = result.k;
   const p = predictions(result.measured, k, options.accounting[result.draft]);
-  const roof = roofline(result, k, options);
+  const roof = roofline(result, k, options, box);
   let explained;
   try {
-    explained = explainRun(result, k, { ...options, reader: roof.reader ?? null, roofModels: roof.models,
+    explained = explainRun(result, k, { ...options, box, reader: roof.reader ?? null, roofModels: roof.models,
       predictedV: roof.predictedV ?? null });
   } catch (err) { // the measurements above stay shown; only the explanation is missing, and says why
     explained = { nodes: [el("p", { class: "c13-error c13-e6-explain-failed",
       text: `这次运行的解释没能画出来（${err?.message || err}）：上面的实测不受影响；请按“再测一次”或刷新页面重跑。` })],
     data: { explainError: String(err?.message || err) } };
   }
-  fill(box, el("h4", { text: "你的机器上的实测" }), method(result), ...tables(result, k, options.target, p),
+  fill(box, el("h4", { text: "你的机器上的实测" }), method(result, box), ...tables(result, k, options.target, p),
     ...explained.nodes, ...roof.nodes);
   describe(box, result, p);
   Object.assign(box.dataset, roof.data, explained.data);

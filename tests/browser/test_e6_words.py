@@ -1,0 +1,68 @@
+"""E6's report in the page's words (issue 34): docs/index.md writes every paragraph of it, with blanks ([[ run.x ]])
+and every wording of each decision ([% pick run.x %]); the widget fills them (c13-util.js say). Here, in Chromium
+and without running the models: every combination of every paragraph's cases fills into a sentence with no blank or
+pick left and no doubled or empty punctuation, says which cases it took, and a value or case the page lacks is
+refused by name."""
+import re
+
+from tests.test_picks import BROKEN
+
+FILL = """async ([name, values]) => {
+  const { say } = await import(new URL('assets/c13/c13-util.js', document.baseURI).href);
+  const node = say(document.querySelector('#e6 [data-words]'), name, values, 'probe');
+  return { text: node.textContent, left: node.querySelectorAll('[data-run], [data-pick]').length,
+           picked: node.dataset.picked, cls: node.className };
+}"""
+
+REFUSED = """async ([name, values]) => {
+  const { say } = await import(new URL('assets/c13/c13-util.js', document.baseURI).href);
+  try { say(document.querySelector('#e6 [data-words]'), name, values, 'probe'); return null; }
+  catch (err) { return err.message; }
+}"""
+
+
+def paragraphs(page):
+    """{name: (blank paths, [(pick path, [cases])])} of E6's words as the built page has them."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#e6 [data-words] [data-say]')]
+      .map((p) => {
+        const picks = {};
+        for (const s of p.querySelectorAll('[data-pick]')) (picks[s.dataset.pick] ??= []).push(s.dataset.case);
+        return [p.dataset.say, [[...new Set([...p.querySelectorAll('[data-run]')].map((s) => s.dataset.run))],
+                                Object.entries(picks)]];
+      }))""")
+
+
+def combos(picks):
+    out = [{}]
+    for path, cases in picks:
+        out = [dict(c, **{path: case}) for c in out for case in cases]
+    return out
+
+
+def test_every_case_of_every_paragraph_fills_into_a_sentence(lesson):
+    page, _ = lesson
+    said = paragraphs(page)
+    assert {"regime", "c", "v", "end_to_end"} <= set(said)
+    for name, (blanks, picks) in said.items():
+        for combo in combos(picks):
+            values = {b: 3 for b in blanks} | {p: (k == "yes") if k in ("yes", "no") else k  # 3: num wants a whole one
+                                               for p, k in combo.items()}
+            out = page.evaluate(FILL, [name, values])
+            assert out["left"] == 0 and out["cls"] == "probe", (name, combo)
+            assert out["text"].strip() and BROKEN.findall(out["text"]) == [], (name, combo, out["text"])
+            assert sorted(out["picked"].split()) == sorted(f"{p}={k}" for p, k in combo.items())
+            assert not re.search(r"undefined|NaN|null", out["text"]), out["text"]
+
+
+def test_a_missing_value_or_case_is_refused_by_name(lesson):
+    page, _ = lesson
+    blanks, picks = paragraphs(page)["regime"]
+    values = {b: 1.0 for b in blanks} | {p: cases[0] if cases[0] not in ("yes", "no") else True
+                                         for p, cases in picks}
+    assert page.evaluate(FILL, ["regime", values])["left"] == 0
+    missing = dict(values)
+    del missing[blanks[0]]
+    assert blanks[0] in page.evaluate(REFUSED, ["regime", missing])
+    path = next(p for p, cases in picks if "yes" not in cases)
+    assert path in page.evaluate(REFUSED, ["regime", dict(values, **{path: "nowhere"})])
+    assert "nowhere_said" in page.evaluate(REFUSED, ["nowhere_said", values])
