@@ -36,6 +36,7 @@ DECISIONS = {
     "self_drafting.own_best": (YES_NO, "Claims.self_drafting: the best draft is the large one itself"),
     "measured.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1×"),
     "stale.kind": (("models", "ks"), "measured.py stale_words: the timings are of other models, or of other k only"),
+    "stale.missing_ks": (YES_NO, "measured.py stale_words: some of the page's k were not timed"),
     # E6's report on the reader's run, decided in the browser (widgets/e6/explain.js sayings): the page writes every
     # case, the widget keeps one (templates.Live)
     "run.bound": (("compute", "bandwidth"), "E6: the verify forward's larger lower bound on the reader's roof"),

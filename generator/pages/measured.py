@@ -68,19 +68,18 @@ def span(ks):
 
 def stale_words(measured, data, stale, data_name="c13.json"):
     """Why the page shows the timings on their own: `kind` 'models' (other models: `models`, the changed inputs) or
-    'ks' (only other k: `timed` and `ours`, the two k ranges), which the page's warning picks its words by
-    ([% pick stale.kind %]); `en` says it on the command line, `short` in the timings' table caption and E6's note."""
+    'ks' (only other k: `timed` and `ours`, the two k ranges, and `missing_ks`, some of the page's k not timed), which
+    the page's warning picks its words by ([% pick stale.kind %]); `en` says it on the command line, `short` in the timings' table caption and E6's note."""
     models = [name for name in stale if name != KS]
     timed, ours = span(measured["ks"]), span(data["constants"]["ks"])
+    missing_ks = bool(set(data["constants"]["ks"]) - set(measured["ks"]))
     if models:
-        return {"kind": "models", "models": "、".join(models), "timed": timed, "ours": ours,
+        return {"kind": "models", "models": "、".join(models), "timed": timed, "ours": ours, "missing_ks": missing_ks,
                 "en": f"timed other models than {data_name} describes ({', '.join(models)} changed since)",
                 "short": "测的是旧模型，与本页的模型不同"}
-    return {"kind": "ks", "models": None, "timed": timed, "ours": ours,
+    return {"kind": "ks", "models": None, "timed": timed, "ours": ours, "missing_ks": missing_ks,
             "en": f"timed k = {timed}, and {data_name}'s k are {ours} (precomputed/lesson.toml's k.max changed since)",
-            "short": f"计时的 k 是 {timed}，本页的 k 是 {ours}"
-                   + ("，本页有的 k 没有计时" if set(data["constants"]["ks"]) - set(measured["ks"]) else "")
-                   + "，所以本页只列出它们，不拿它们和本页的接受率一起算加速"}
+            "short": f"计时的 k 是 {timed}，本页的 k 是 {ours}"}
 
 
 def _spread(stat):
