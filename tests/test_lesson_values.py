@@ -190,3 +190,23 @@ def test_the_page_hands_the_evolution_map_its_numbers_by_name():
     with pytest.raises(KeyError, match=f"drove_{keys[0]}"):
         make_env().from_string(sets.split("[% endset %]", 1)[1] + "[[ evolution_map() ]]").render(
             evolution_map=evolution.evolution_map_of_page)
+
+
+def test_a_wrapped_line_of_chinese_is_joined_back_and_nothing_else():
+    from generator.pages.templates import join_wrapped
+    assert join_wrapped("甲乙。\n丙丁，\n    戊己") == "甲乙。丙丁，戊己"  # one sentence a line, list items indented
+    assert join_wrapped("甲。\n**乙**丙") == "甲。**乙**丙"
+    for kept in ("甲。\n\n乙", "甲。\n- 乙", "甲。\n| 乙 |", "甲。\n<div>", "ab\ncd", "甲\n12 个", "12\n甲"):
+        assert join_wrapped(kept) == kept
+
+
+def test_the_note_on_the_best_k_with_measured_n_is_a_paragraph_of_its_own(data, monkeypatch, tmp_path):
+    from generator.pages.formats import C_PARAMS_N
+    ctx = context(data, monkeypatch, tmp_path, "committed")
+    small = ctx["small_draft"]
+    acc = dict(ctx["acc_s"], measured_best_k=ctx["replay_k"], measured_best_speedup=1.5)
+    ctx["measured_best_notes"] = lesson_values.measured_best_notes({small: acc}, [small], ctx["row"],
+                                                                   ctx["claims"].measured_best)
+    md = render(ctx)
+    at = md.index(C_PARAMS_N)  # the note's first speed figure, in its first sentence
+    assert "。" not in md[md.rindex("\n\n", 0, at) + 2:at], "the note runs on from the paragraph before it"

@@ -20,6 +20,7 @@ from generator.pages.decisions import DECISIONS
 from generator.pages.templates import make_env, render_page
 from tests.test_lesson_values import TEMPLATE, context
 
+NEAR = 3  # lines: how far apart a pick and one nested in it may be written
 # punctuation that never follows itself in the page's Chinese: a wording left empty or doubled shows as one of these
 BROKEN = re.compile(r"[，、；：。][，、；：。]|（）|（[，。；]|[，；：]）|^\s*[，。；：]", re.M)
 
@@ -80,9 +81,10 @@ def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
     contexts = [(ctx, BROKEN.findall(own)), (stale, BROKEN.findall(render_page(env, stale, source, "index.md")))]
     found = [p for p in picks() if not p[1].startswith("run.")]  # E6's: decided in the browser (the next test)
     for line, name, keys in found:
-        # alone, then under each case of the other picks of its line (one nested inside another is reached so)
-        around = [{}] + [{(line, other): k} for at, other, others in found if at == line and other != name
-                         for k in others]
+        # alone, then under each case of the picks near it (one nested inside another is reached so: the source
+        # wraps a sentence over lines, generator/pages/templates.py join_wrapped)
+        around = [{}] + [{(at, other): k} for at, other, others in found
+                         if abs(at - line) <= NEAR and (at, other) != (line, name) for k in others]
         reached = False
         for outer, c, broken in ((o, c, b) for c, b in contexts for o in around):
             texts = set()

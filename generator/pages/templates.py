@@ -248,9 +248,22 @@ def named_undefined(f, name):
     return f if hasattr(f, "jinja_pass_arg") else checked  # one that takes the context first is left as it is
 
 
+# Chinese characters and full-width punctuation: a line break between two of them is no space (join_wrapped)
+CJK = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\u2014\u2026\u201c\u201d]"
+
+
+def join_wrapped(markdown):
+    """The rendered page with the lines of Chinese the source wraps joined back: a line break between two Chinese
+    characters (or full-width punctuation) inside a paragraph reads as no space in Chinese, while Markdown would
+    keep it and a browser show a space. So an author may write one sentence a line. A blank line still ends the
+    paragraph; a line that starts with anything but a Chinese character or **bold Chinese (a list, a table, a tag,
+    a blank) is never joined."""
+    return re.sub(rf"(?<={CJK})\n[ \t]*(?={CJK}|\*\*{CJK})", "", markdown)
+
+
 def render_page(env, ctx, source, name):
     try:
-        return env.from_string(source).render(ctx)
+        return join_wrapped(env.from_string(source).render(ctx))
     except jinja2.TemplateSyntaxError as e:
         raise PluginError(f"{name}: line {e.lineno}: template syntax error: {e.message}") from None
     except Exception as e:  # StrictUndefined, a filter's ValueError, a KeyError from a helper: all fatal
