@@ -47,6 +47,14 @@ def data():
 
 
 @pytest.fixture(scope="session")
+def page_ctx(data):
+    """The template context the site tests' pages are built with (the same c13.json, the measured.json beside it):
+    the blanks and decisions the prose reads, by name (generator/pages/blanks.py, decisions.py)."""
+    from generator.pages.context import build_context
+    return build_context(data)
+
+
+@pytest.fixture(scope="session")
 def small_draft(data):
     """The draft with fewer parameters, the page's 小草稿."""
     from tests.sitelib import drafts_by_size

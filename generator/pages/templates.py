@@ -99,12 +99,12 @@ class Pick(Extension):
     line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
     end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
     data's: the tests render every alternative that way; `env.picks_parsed` lists (line, decision, keys) of every pick
-    compiled, nested ones too."""
+    compiled, nested ones too; `env.picks_taken` (line, decision, key) every case a render wrote, in order."""
     tags = {"pick"}
 
     def __init__(self, environment):
         super().__init__(environment)
-        environment.extend(forced_picks={}, picks_parsed=[])
+        environment.extend(forced_picks={}, picks_parsed=[], picks_taken=[])
 
     def parse(self, parser):
         lineno = next(parser.stream).lineno
@@ -157,6 +157,7 @@ class Pick(Extension):
         if value not in keys:
             raise ValueError(f"the decision {name} (line {lineno}) is {value!r}, and the page writes a wording for "
                              f"{', '.join(keys)} only: add [% case {value} %] with its words")
+        self.environment.picks_taken.append((lineno, name, value))
         return value
 
 
