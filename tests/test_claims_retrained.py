@@ -130,50 +130,6 @@ def flat_text(page):
     return html.unescape(re.sub(r"<[^>]+>", "", s))
 
 
-def figures_before(text, phrase):
-    """Every 'N.NN×' figure printed just before the phrase (in the same clause)."""
-    return [float(m.group(1)) for m in re.finditer(r"(\d+\.\d\d)×[^，。；（]{0,3}[，—]*" + re.escape(phrase), text)]
-
-
-def sentence_problems(data, text):
-    acc = data["accounting"]["drafts"]
-    small, large = sorted(data["constants"]["drafts"], key=lambda d: data["models"][d]["parameters"])
-    ks = data["constants"]["ks"]
-    k_max = max(ks)
-    row = {(d, r["k"]): r for d in (small, large) for r in acc[d]["rows"]}
-    problems = []
-
-    # «比不投机还慢» / «反而更慢（…只有 X）»: the figure before it below 1×
-    for v in figures_before(text, "比不投机还慢"):
-        if v >= 1:
-            problems.append(f"«{v:.2f}× 比不投机还慢»")
-    m = re.search(r"反而更慢（([^）]*)）", text)
-    assert m, "the sentence «接受率太低或草稿太贵时反而更慢（…）» is missing"
-    shown = [float(v) for v in re.findall(r"(\d+\.\d\d)×", m.group(1))]
-    if "不低于 1×" not in m.group(1) and any(v >= 1 for v in shown):
-        problems.append(f"«反而更慢（{m.group(1)}）» with a figure not below 1×")
-    # «单独的草稿…还会拖慢：…只有 X»
-    m = re.search(r"单独的草稿要另训、另部署，([^；]*)；", text)
-    assert m, "the evolution map's line on self-drafting is missing"
-    if "还会拖慢" in m.group(1) and any(float(v) >= 1 for v in re.findall(r"(\d+\.\d\d)×", m.group(1))):
-        problems.append(f"«{m.group(1)}» with a figure not below 1×")
-    # «A×，不如 … 的 B×»: A below B
-    for a, b in re.findall(r"(\d+\.\d\d)×（?[^，。；]{0,20}?）?，不如[^。；，]{0,30}?的 (\d+\.\d\d)×", text):
-        if not float(a) < float(b):
-            problems.append(f"«{a}×，不如…的 {b}×»")
-    # E5's fourth try: a bound, if given as the reason, below the cost (its question is a decision, below)
-    cost = acc[large]["c"] * k_max + 1
-    bound = 1 / (1 - acc[large]["alpha"])
-    if "都不超过 1 ÷ (1 − α)" in text and not float(f"{bound:.2f}") < float(f"{cost:.2f}"):
-        problems.append(f"the bound 1 ÷ (1 − α) = {bound:.2f} given as the reason, above the cost {cost:.2f}")
-    # E5's first try: «把 α 拖到 A» is a rise from the small draft's α
-    m = re.search(r"再把 α 拖到 ([\d.]+)。", text)
-    assert m, "E5's first try is missing"
-    if not float(m.group(1)) * 100 > float(f"{acc[small]['alpha'] * 100:.1f}"):
-        problems.append(f"«α 变大…再把 α 拖到 {m.group(1)}» from α = {acc[small]['alpha']:.3f}")
-    return problems
-
-
 def order(a, b):
     return "more" if a > b else "less" if a < b else "same"
 
@@ -212,6 +168,36 @@ def expected_decisions(data):
         "larger_overlaps": "yes" if pct(dist[main]["alpha"][large]) > pct(dist[main]["alpha"][small]) else "no",
         "other_bias": order(float(f"{dist[other]['tv_resample_p_closed_form'][small]:.4f}"),
                             float(f"{dist[main]['tv_resample_p_closed_form'][small]:.4f}")),
+        **speed_decisions(data, acc, small, large, k_max, row),
+    }
+
+
+def formula_speedup(alpha, c, k):
+    """The lesson's formula, v = 1: E[N] ÷ (c·k + 1), written out here (not generator/speedup.py's)."""
+    return (1 - alpha ** (k + 1)) / ((1 - alpha) * (c * k + 1))
+
+
+def speed_decisions(data, acc, small, large, k_max, row):
+    """The decisions on speeds by the formula (the large draft at the largest k, the slowest row, E5's tries), as
+    printed: two decimals; no build machine's timings beside a retrained family."""
+    from generator.pages.claims import TRY_ALPHAS  # the lesson's choice of α to try, not a figure
+    yes = {True: "yes", False: "no"}
+    at_max = x2(row[large, k_max]["speedup"])
+    best = max(acc[small]["best_speedup"], acc[large]["best_speedup"])
+    slowest = min(x2(r["speedup"]) for d in (small, large) for r in acc[d]["rows"])
+    bound, cost = round(1 / (1 - acc[large]["alpha"]), 2), round(acc[large]["c"] * k_max + 1, 2)
+    ks = data["constants"]["ks"]
+    pct = lambda v: float(f"{v * 100:.1f}")  # noqa: E731
+    tried = next(t for t in TRY_ALPHAS if pct(t) > pct(acc[small]["alpha"]))
+    speeds = [formula_speedup(tried, acc[small]["c"], k) for k in ks]
+    k = ks[speeds.index(max(speeds))]
+    return {
+        "slow_at_k_max.below_one": yes[at_max < 1], "bigger.large_k_max.below_one": yes[at_max < 1],
+        "self_drafting.case": "slows" if at_max < 1 else "costs" if at_max < x2(best) else "plain",
+        "slow.below_one": yes[slowest < 1],
+        "large_at_k_max.bounded": yes[bound < cost],
+        "try_alpha.case": ("later" if k > acc[small]["best_k"] else "earlier" if k < acc[small]["best_k"]
+                           else "top" if k == k_max else "same"),
     }
 
 
@@ -230,12 +216,11 @@ def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contr
     wrong = {k: (taken[k], v) for k, v in expected_decisions(data).items() if taken[k] != v}
     assert not wrong, f"{name}: decisions (taken, expected): {wrong}"
     text = flat_text(site / "index.html")
-    problems = sentence_problems(data, text)
-    assert not problems, f"{name}: sentences the data contradicts:\n  " + "\n  ".join(problems)
     labels, replay = data["tokenizer"]["labels"], data["replay"]
     byte_tokens = any(labels[t].startswith("‹") for t in replay["prompt_tokens"] + replay["tokens"])
+    assert taken["script.byte_tokens"] == ("yes" if byte_tokens else "no"), f"{name}: the note on byte tokens"
     if CASES[name][2]:
-        assert ("一个汉字占 3 个字节" in text) == byte_tokens, f"{name}: the note on bytes and Chinese characters"
+        assert taken["script.text"] == "han", f"{name}: the note on bytes and Chinese characters"
     else:  # the prose, and every attribute and script of the page (the byte tokens' tooltips, E4's legend)
         assert "汉字" not in text, f"{name}: a remark on Chinese characters on an English page"
         page = (site / "index.html").read_text(encoding="utf-8")

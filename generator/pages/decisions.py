@@ -35,6 +35,13 @@ DECISIONS = {
                                              "below the best draft's best, or neither"),
     "self_drafting.own_best": (YES_NO, "Claims.self_drafting: the best draft is the large one itself"),
     "measured.summary.all_below_one": (YES_NO, "measured.py: every timed wall-clock median below 1×"),
+    "slow_at_k_max.say": (YES_NO, "Claims.slow_at_k_max: the large draft's speedup at the largest k said (it is not "
+                                  "its best, which the sentence before gives)"),
+    "large_at_k_max.bounded": (YES_NO, "Claims.large_at_k_max: the bound 1 ÷ (1 − α) below the cost at the largest k, "
+                                       "as printed"),
+    "slow.below_one": (YES_NO, "Claims.slowest: the slowest row by the formula below 1×"),
+    "script.byte_tokens": (YES_NO, "Claims.script: the prompts or the replay hold byte tokens"),
+    "wall.relaxed_simd": (YES_NO, "lesson_values.wall_decisions: E6's timed WebAssembly forward used relaxed SIMD"),
     "stale.kind": (("models", "ks"), "measured.py stale_words: the timings are of other models, or of other k only"),
     "stale.missing_ks": (YES_NO, "measured.py stale_words: some of the page's k were not timed"),
     # E6's report on the reader's run, decided in the browser (widgets/e6/explain.js sayings): the page writes every
@@ -48,6 +55,8 @@ DECISIONS = {
                                                          "1 / far_above of it, or between"),
     "run.v_where": (("below", "above", "between"), "E6: v(k) below 1, above k + 1, or between"),
     "run.sampler_longer": (YES_NO, "E6: a token's decisions in sampler.py at least a target forward"),
+    "run.greedy": (YES_NO, "E6 (rounds.js): the run was at T = 0, where the two texts must be identical"),
+    "run.identical": (YES_NO, "E6 (rounds.js): the target's text and speculative decoding's are identical"),
     "run.kernel_noted": (YES_NO, "E6 (report.js method): the forward that ran comes with a note"),
     "run.build_roof": (YES_NO, "E6 (report.js roofline): the build machine's WebAssembly roof is known and drawn"),
     "wall.mostly_below": (YES_NO, "lesson_values.wall_decisions: most timed points below the formula's line"),

@@ -249,7 +249,8 @@ def wall_decisions(ctx, named):
     of all below 1×), mostly_below (most timed points below the formula's line), wasm_closer (E6's WebAssembly c
     nearer the parameter ratio than torch's), wasm_v_rises (its v(k) up from k = 1 to the largest timed k),
     read_share ('most': reading the weights is most of its one-position forward, else 'small'), costs_above (the
-    large draft's c above the parameter ratio and v(k_max) above 1)."""
+    large draft's c above the parameter ratio and v(k_max) above 1), relaxed_simd (E6's timed forward the relaxed-SIMD
+    build)."""
     mc, timings, wasm, roof = ctx["measured"], named["timings"], named["wasm_timed"], named["roof_read"]
     out = {"mostly_below": mc["summary"]["below_prediction"] * 2 > mc["summary"]["rows"] if mc else None}
     if timings:
@@ -259,7 +260,8 @@ def wall_decisions(ctx, named):
                    costs_above=large["c"]["median"] > large["c_params"] and timings["v"][named["k_max"]]["median"] > 1)
     if wasm:
         k_last, small = named["k_last"], ctx["small_draft"]
-        out.update(wasm_closer=wasm["c"][small]["median"] < named["timed_small"]["c"]["median"],
+        out.update(relaxed_simd=wasm.get("simd") == "relaxed",
+                   wasm_closer=wasm["c"][small]["median"] < named["timed_small"]["c"]["median"],
                    wasm_v_rises=wasm["v"][k_last]["median"] > wasm["v"][1]["median"])
     if roof:
         out["read_share"] = "most" if roof["ms"] * 2 > wasm["target_ms"]["median"] else "small"

@@ -1,6 +1,6 @@
 // What E6 shows while it runs and after: the progress (phases, then bytes while the files download), each round
 // of the speculative loop as it arrives, and the two texts with the page's own comparison of them.
-import { el, fill, num } from "../c13-util.js";
+import { el, fill, num, say } from "../c13-util.js";
 import { BYTES_NOTE, isByteLabel, labelBytes, readable } from "../figures/replay.mjs";
 
 const MB = 1e6;
@@ -133,24 +133,15 @@ export function showTexts(box, result, labelOf) {
   const a = result.target.tokens;
   const b = result.speculative.tokens;
   const at = firstDifference(a, b);
-  let verdict;
-  if (result.temperature === 0) {
-    verdict = at < 0
-      ? `两段完全相同：${num(a.length)} 个新 token 逐个一样。T = 0 时每一步都取概率最大的 token，` +
-        "草稿猜对的被接受，猜错的由目标自己的选择顶替，所以投机解码写出的正是目标单独写的。"
-      : `两段从第 ${at + 1} 个新 token 起不同：目标单独写出 ${labelOf(a[at]) ?? "（无）"}，` +
-        `投机解码写出 ${labelOf(b[at]) ?? "（无）"}。两个候选的概率几乎相等时，一次验多个位置和一次验一个位置的浮点误差` +
-        "可能让最大值换一个。";
-  } else {
-    verdict = el("span", null, at < 0 ? "这一次两段碰巧相同。" : `两段从第 ${at + 1} 个新 token 起就不一样了。`,
-      "T = 1 时两次运行消耗随机数的方式不同（投机解码每个草稿位置要多抽一个 u），所以逐个 token 对不上；" +
-      "但每个 token 都来自目标的同一个分布——这正是修正的接受规则保证的，",
-      el("a", { href: "#exp-e2", text: "E2" }), " 用十万轮的直方图验证过。");
-  }
+  // the page's words (docs/index.md, E6's <div data-words>): identical at T = 0, one distribution at T = 1
+  const verdict = say(box, "verdict", { greedy: result.temperature === 0, identical: at < 0, new_tokens: a.length,
+    differ_at: at + 1, target_token: labelOf(a[at]) ?? "（无）", speculative_token: labelOf(b[at]) ?? "（无）" },
+  "c13-e6-verdict");
+  verdict.dataset.identical = String(at < 0);
   fill(box,
     el("h4", { text: "两段文字" }),
     el("p", { class: "c13-e6-which", text: `目标 ${result.target.tokens.length} 个 token，单独写：` }), text(a),
     el("p", { class: "c13-e6-which", text: `投机解码（${result.draft}，k = ${result.k}）：` }), text(b),
-    el("p", { class: "c13-e6-verdict", "data-identical": String(at < 0) }, verdict));
+    verdict);
   return at < 0;
 }
