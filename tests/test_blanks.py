@@ -82,5 +82,5 @@ def test_the_lesson_source_has_short_blanks_and_statements_that_compute_nothing(
     inner = [(a or b).strip(" +-") for a, b in tags]
     assert [t for t in inner if len(t) > MAX_BLANK] == []
     unquoted = [re.sub(r'"[^"]*"', '""', t) for t in inner]
-    computing = [t for t in unquoted if re.search(r"[*/~]| [-+] |\bif\b.*\belse\b", t)]
+    computing = [t for t in unquoted if re.search(r"[*/~]| [-+] |\bif\b.*\belse\b| [=!<>]=? ", t)]
     assert computing == []
