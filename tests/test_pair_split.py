@@ -46,7 +46,7 @@ def thousandths(rng, size=6):
 
 def pairs():
     out = [[[u / pair_presets.UNIT for u in p], [u / pair_presets.UNIT for u in q]]
-           for _, _, _, p, q in pair_presets.PRESETS]
+           for _, _, _, p, q in pair_presets.read_presets()[1]]
     rng = random.Random(25)
     for _ in range(400):
         p = thousandths(rng)

@@ -5,6 +5,8 @@ import html
 import json
 import re
 
+import pytest
+
 from generator.shared_sampler import sampler
 from generator.pages import formats, pair_presets
 from tests.sitelib import read
@@ -83,3 +85,23 @@ def test_the_default_preset_has_its_build_time_picture(site):
     first = first[: first.index("</figure>")]
     assert first.count("<svg") == 2 and first.count('data-token="rest"') == 0
     assert sorted(set(re.findall(r'data-token="(\d)"', first))) == [str(i) for i in range(SIX)]
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda t: t.replace("p = [300, 250, 180, 120, 90, 60]", "p = [300, 250, 180, 120, 90, 61]", 1), "preset[0].p"),
+    (lambda t: t.replace('default = "sharp"', 'default = "none"'), "default"),
+    (lambda t: t.replace('name = "q = p"', 'name = ""'), "preset[0].name"),
+    (lambda t: t.replace('id = "disjoint"', 'id = "same"'), "preset"),
+])
+def test_the_pairs_words_file_is_refused_naming_the_field(tmp_path, edit, field):
+    """The presets' names, notes and thousandths are the page's words (docs/words/pair_presets.toml): a pair that
+    does not sum to the unit, an unknown default, an empty name or a repeated id stops the build, naming them."""
+    from generator.errors import InputError
+    text = pair_presets.WORDS.read_text(encoding="utf-8")
+    assert [p["id"] for p in pair_presets.presets() if p["default"]] == [pair_presets.read_presets()[0]]
+    bad = tmp_path / "pair_presets.toml"
+    bad.write_text(edit(text), encoding="utf-8")
+    assert bad.read_text(encoding="utf-8") != text
+    with pytest.raises(InputError) as e:
+        pair_presets.read_presets(bad)
+    assert str(e.value).startswith(f"{bad}: {field}")

@@ -149,7 +149,7 @@ def build_context(data, origins=None):
     mark("generator/pages/context.py build_context: c13.json → tv_curve")
     # the editable pair's presets (made-up six-token pairs, not model figures) with sampler.py's α and TV
     ctx["pair_presets"] = pair_presets.presets()
-    ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT)
+    ctx["pair_default"] = next(p for p in ctx["pair_presets"] if p["default"])
     ctx["pair_json"] = pair_presets.widget_json(ctx["pair_presets"])
     ctx["pair_run_size"] = pair_presets.RUN_SIZE
     mark("generator/pages/pair_presets.py: made-up pairs, their figures from widgets/sampler.py")

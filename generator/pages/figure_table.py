@@ -151,7 +151,7 @@ def _measured_table(ctx):
 
 
 @figure("svg_pair", "stacked", "the editable pair's default preset, split as E2's pictures are",
-        each=lambda ctx: [p["id"] for p in ctx["pair_presets"] if p["id"] == pair_presets.DEFAULT])
+        each=lambda ctx: [p["id"] for p in ctx["pair_presets"] if p["default"]])
 def _pair(ctx, preset):
     # only the default preset is drawn at build time (each picture weighs about 0.8 KB of the gzipped page); the
     # widget draws the others live with the same renderer
