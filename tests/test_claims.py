@@ -302,3 +302,11 @@ def test_the_tv_curves_falling_together_is_checked(d):
     with pytest.raises(ClaimError, match="only 0 tokens") as e:
         Claims(d).check_many_small([x for x in peaked if x > 0])
     names_its_place(e, "check_many_small", [0, d["tv_curve"]["ns"][0]])
+
+
+def test_every_check_guards_a_sentence_the_page_still_has():
+    """A check whose sentence left the page would guard nothing, silently: each Claims.check_… is called by the
+    page, and a helper whose result the page reads is read (decisions.py names them, tests/test_picks.py)."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    checks = [name for name in dir(Claims) if name.startswith("check_")]
+    assert checks and [name for name in checks if f"claims.{name}(" not in source] == []
