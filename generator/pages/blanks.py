@@ -111,11 +111,11 @@ BLANKS = {
     "target_outside": ("measured.overhead[target].outside_matmul_share", "the share of a target step outside "
                                                                           "matrix products"),
     "small_outside": ("measured.overhead[small_draft].outside_matmul_share", "the same share of a small draft step"),
-    "predicted_s": ("timed_small.best_predicted.predicted", "the small draft's best speedup by the formula with measured "
-                                                     "costs"),
+    "predicted_s": ("timed_small.best_predicted.predicted", "the small draft's best speedup by the formula with "
+                                                            "measured costs"),
     "predicted_k_s": ("timed_small.best_predicted.k", "its k"),
-    "predicted_l": ("timed_large.best_predicted.predicted", "the large draft's best speedup by the formula with measured "
-                                                     "costs"),
+    "predicted_l": ("timed_large.best_predicted.predicted", "the large draft's best speedup by the formula with "
+                                                            "measured costs"),
     "predicted_k_l": ("timed_large.best_predicted.k", "its k"),
     "timed_rows": ("measured.summary.rows", "the timed (draft, k) points"),
     "timed_below_one": ("measured.summary.below_one", "the timed points below 1×"),

@@ -168,7 +168,8 @@ def build_context(data, origins=None):
     if clash:
         raise KeyError(f"generator/pages/blanks.py: {', '.join(clash)} already name(s) in the context")
     ctx.update(named)
-    origins.update({key: f"generator/pages/blanks.py: {about} (= {expr})" for key, (expr, about) in blanks.BLANKS.items()})
+    origins.update({key: f"generator/pages/blanks.py: {about} (= {expr})"
+                    for key, (expr, about) in blanks.BLANKS.items()})
     if ctx["measured"] and ctx["measured"]["usable"]:
         ctx["measured_table"] = ctx["html_measured_table"]  # also E6's static version (defined only when drawn)
     mark("generator/pages/context.py build_context")

@@ -12,8 +12,6 @@ from .measured import measured_row
 from .papers_table import papers_rows
 from .templates import section_of
 
-# The label of the lesson's formula in a speed figure's title (formats.speed): c taken as the parameter ratio.
-
 # The papers' figures the prose cites by name: (context name, paper id, what the paper measured).
 REPORTED = (
     ("leviathan_small", "leviathan2022", "T5-small draft"),
@@ -120,8 +118,8 @@ def model_rows(ctx):
 def naive_rows(ctx):
     """Σ p·q at each prefix for the small and the large draft."""
     dist = ctx["distributions"]
-    return [{"prefix": p, "small": dist[p]["sum_pq"][ctx["small_draft"]], "large": dist[p]["sum_pq"][ctx["large_draft"]]}
-            for p in ctx["prefixes"]]
+    small, large = ctx["small_draft"], ctx["large_draft"]
+    return [{"prefix": p, "small": dist[p]["sum_pq"][small], "large": dist[p]["sum_pq"][large]} for p in ctx["prefixes"]]
 
 
 def e2_rows(ctx):
@@ -179,8 +177,8 @@ def measured_best_notes(accounting, drafts, row, why=None):
         if acc["measured_best_k"] != acc["best_k"]:
             r = row(draft, acc["measured_best_k"])
             note = {"draft": draft, "k": acc["measured_best_k"], "acc": acc, "row": r,
-                    "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"], "why": why(draft) if why else None}
-            note.update(speedup=acc["measured_best_speedup"], pooled=r["speedup"])
+                    "inside": r["alpha_low"] <= acc["alpha"] <= r["alpha_high"], "why": why(draft) if why else None,
+                    "speedup": acc["measured_best_speedup"], "pooled": r["speedup"]}
             if note["why"]:  # the figures of the runs the sentence shows, under short names
                 shown = note["why"]["row"]
                 note.update(n=shown["tokens_per_target_forward"], n_formula=shown["formula"],
@@ -217,7 +215,6 @@ def values(ctx):
         "deficit_other": ctx["distributions"][ctx["other_prefix"]]["resample_p_deficit"][small],
         "anchor_k": anchor["positions_verified"] - 1, "replay_positions": replay["k"] + 1,
         "bytes_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"],
-        "bits_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"] * 8,
         "flops_per_param": anchor["flops_per_position"] / anchor["params_read_per_token"],
         "v_anchor": (anchor["weight_read_ms_per_token"] + anchor["compute_ms_for_positions"])
                     / anchor["weight_read_ms_per_token"],
@@ -235,6 +232,7 @@ def values(ctx):
         "target_mb": ctx["models"][ctx["target"]]["bytes_float32"] / 1000000,
     }
     out.update({name: dict(ctx["paper_figure"](paper, what), paper=paper) for name, paper, what in REPORTED})
+    out["bits_per_param"] = out["bytes_per_param"] * 8
     out["kimi_section"] = section_of(ctx["paper"]("kimi_k3")["also"])
     out["deepseek_yield"] = {end: 1 + out["deepseek_acceptance"][end] for end in ("low", "high")}
     out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
@@ -320,6 +318,6 @@ def measured_values(ctx, k_max, best_k):
             out.update(wasm_timed=engines["wasm-simd128"], js_timed=engines.get("js"))
         out.update(timings=mc, timed_small_max=measured_row(small, k_max), timed_large_max=measured_row(large, k_max),
                    timed_small_best=measured_row(small, best_k),
-                   formula_at_predicted={"small": ctx["row"](ctx["small_draft"], small["best_predicted"]["k"])["speedup"],
-                                         "large": ctx["row"](ctx["large_draft"], large["best_predicted"]["k"])["speedup"]})
+                   formula_at_predicted={size: ctx["row"](ctx[f"{size}_draft"], timed["best_predicted"]["k"])["speedup"]
+                                         for size, timed in (("small", small), ("large", large))})
     return out

@@ -69,7 +69,8 @@ def span(ks):
 def stale_words(measured, data, stale, data_name="c13.json"):
     """Why the page shows the timings on their own: `kind` 'models' (other models: `models`, the changed inputs) or
     'ks' (only other k: `timed` and `ours`, the two k ranges, and `missing_ks`, some of the page's k not timed), which
-    the page's warning picks its words by ([% pick stale.kind %]); `en` says it on the command line, `short` in the timings' table caption and E6's note."""
+    the page's warning picks its words by ([% pick stale.kind %]); `en` says it on the command line, `short` in the
+    timings' table caption and E6's note."""
     models = [name for name in stale if name != KS]
     timed, ours = span(measured["ks"]), span(data["constants"]["ks"])
     missing_ks = bool(set(data["constants"]["ks"]) - set(measured["ks"]))

@@ -2,9 +2,9 @@
 widgets/sampler.py says of them — α, Σ p·q, the closed-form TV of resample-from-p and the stacked picture's split.
 
 These pairs are made up to show a case (q = p, nearly disjoint, …), not figures of our models, so they live with
-the page and not in c13.json: their names, notes and thousandths in docs/words/pair_presets.toml. The build draws the default preset's picture with the widgets' own renderer
-(widgets/figures/stacked.mjs), prints every preset's numbers, and embeds the presets in the page for the live
-widget (widgets/pair/), which starts from the default. The numbers come from widgets/sampler.py itself, through
+the page and not in c13.json: their names, notes and thousandths in docs/words/pair_presets.toml. The build draws
+the default preset's picture with the widgets' own renderer (widgets/figures/stacked.mjs), prints every preset's
+numbers, and embeds the presets in the page for the live widget (widgets/pair/), which starts from the default. The numbers come from widgets/sampler.py itself, through
 generator/shared_sampler.py, the one loader both stages use: the sampler is the browser's own file, run here in
 CPython exactly as Pyodide runs it in the page.
 """

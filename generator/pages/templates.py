@@ -94,7 +94,8 @@ class Pick(Extension):
         [% pick naive.level %][% case tiny %]几乎什么都留不下[% case far %]留下的太少[% endpick %]
 
     The decision (a name of the context, or a name's attribute) holds one of the keys, or True or False (the keys
-    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in generator/pages/decisions.py names every key it can take, and
+    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in
+    generator/pages/decisions.py names every key it can take, and
     tests/test_picks.py wants a case written for each. A key with no case stops the build, naming the decision, its
     line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
     end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
@@ -163,7 +164,8 @@ class Pick(Extension):
 
 # A speed figure in one blank, marked with its kind (formats.speed): [[ acc_s.best_speedup | formula ]] for the lesson's
 # formula with c = the parameter ratio (| formula("") with c as the reader sets it, | formula("…") another source),
-# | formula_measured and | wall for the build machine's timings (measured.json), | reported for a paper's (a figure named in lesson_values.REPORTED: [[ leviathan_small | reported ]]).
+# | formula_measured and | wall for the build machine's timings (measured.json), | reported for a paper's (a figure
+# named in lesson_values.REPORTED: [[ leviathan_small | reported ]]).
 class FigureTag(Extension):
     """A drawn figure and its caption, the caption written as prose:
 
