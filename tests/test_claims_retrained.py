@@ -215,7 +215,7 @@ def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contr
     taken = decisions_taken(tmp_path / "precomputed" / "c13.json", monkeypatch)
     wrong = {k: (taken[k], v) for k, v in expected_decisions(data).items() if taken[k] != v}
     assert not wrong, f"{name}: decisions (taken, expected): {wrong}"
-    text = flat_text(site / "index.html")
+    text = flat_text(site / "index.html") + flat_text(site / "lab.html")  # the lesson and its measurement lab
     labels, replay = data["tokenizer"]["labels"], data["replay"]
     byte_tokens = any(labels[t].startswith("‹") for t in replay["prompt_tokens"] + replay["tokens"])
     assert taken["script.byte_tokens"] == ("yes" if byte_tokens else "no"), f"{name}: the note on byte tokens"
@@ -223,8 +223,9 @@ def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contr
         assert taken["script.text"] == "han", f"{name}: the note on bytes and Chinese characters"
     else:  # the prose, and every attribute and script of the page (the byte tokens' tooltips, E4's legend)
         assert "汉字" not in text, f"{name}: a remark on Chinese characters on an English page"
-        page = (site / "index.html").read_text(encoding="utf-8")
+        page, lab = ((site / built).read_text(encoding="utf-8") for built in ("index.html", "lab.html"))
         e4 = (site / "assets" / "c13" / "e4" / "index.js").read_text(encoding="utf-8")
         replay = (site / "assets" / "c13" / "figures" / "replay.mjs").read_text(encoding="utf-8")
-        for where, source in (("index.html", page), ("e4/index.js", e4), ("figures/replay.mjs", replay)):
+        for where, source in (("index.html", page), ("lab.html", lab), ("e4/index.js", e4),
+                              ("figures/replay.mjs", replay)):
             assert "才是一个汉字" not in source, f"{name}: {where} says the bytes make a Chinese character"

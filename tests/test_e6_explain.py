@@ -156,8 +156,8 @@ def test_the_axis_labels_any_scale_of_durations(tmp_path, scale):
 
 
 def live_words():
-    """E6's words in docs/index.md: {paragraph: (blank paths, {pick path: cases})}, read from the page source."""
-    source = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    """E6's words in docs/lab.md: {paragraph: (blank paths, {pick path: cases})}, read from the page source."""
+    source = (ROOT / "docs" / "lab.md").read_text(encoding="utf-8")
     out = {}
     for name, body in re.findall(r'<div data-say="(\w+)" markdown>(.*?)</div>', source, flags=re.S):
         blanks = set(re.findall(r"\[\[ run\.(\w+)", body))

@@ -17,7 +17,7 @@ import pytest
 from generator.pages import context_info, figure_table
 from tests.conftest import ROOT
 
-DOCS = ROOT / "docs" / "index.md"
+DOCS = (ROOT / "docs" / "index.md", ROOT / "docs" / "lab.md")  # the lesson and its measurement lab
 
 
 def registered_renderers():
@@ -35,7 +35,8 @@ def test_every_declared_figure_has_a_registered_renderer_and_is_called_by_the_pa
     assert len(declared) == len(figure_table.FIGURES)
     assert {f.renderer for f in figure_table.FIGURES} <= renderers
     from generator.pages.blanks import BLANKS
-    page = DOCS.read_text(encoding="utf-8") + "\n".join(expr for expr, _ in BLANKS.values())  # directly or by a blank
+    page = "\n".join(p.read_text(encoding="utf-8") for p in DOCS) + "\n".join(  # directly or by a blank
+        expr for expr, _ in BLANKS.values())
     called = set(re.findall(r"\b((?:svg|html)_[a-z_]+)\s*\(", page))
     assert called == set(declared), (called ^ set(declared))
     for f in figure_table.FIGURES:

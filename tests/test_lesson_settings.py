@@ -100,8 +100,9 @@ def changed_site(tmp_path_factory):
     assert "precomputed/lesson.toml" in run.stdout  # what changed, named before regenerating
     data = json.loads((pre / "c13.json").read_text(encoding="utf-8"))
     page = (root / "site" / "index.html").read_text(encoding="utf-8")
-    widgets = json.loads(re.search(r'<script type="application/json" id="c13-widget-data">(.*?)</script>', page,
-                                   re.S).group(1))
+    widgets = {name: json.loads(re.search(r'<script type="application/json" id="c13-widget-data">(.*?)</script>',
+                                          (root / "site" / name).read_text(encoding="utf-8"), re.S).group(1))
+               for name in ("index.html", "lab.html")}  # each page's widget data: E1–E5's, E6's (the lab's)
     return data, page, widgets, tomllib.loads(text)
 
 
@@ -118,10 +119,11 @@ def test_changing_the_settings_there_alone_changes_the_data(changed_site):
 
 
 def test_changing_the_settings_there_alone_changes_the_page(changed_site):
-    _, page, widgets, _ = changed_site
+    _, page, both, _ = changed_site
+    widgets, lab = both["index.html"], both["lab.html"]
     # E1 verifies the lesson's k + 1 positions in one forward, and nowhere the old 5
     assert set(re.findall(r"一次前向算 (\d+) 个位置", page)) == {"4"} and "检查 4 个 token 的代价" in page
     assert widgets["constants"]["e2_live_sizes"] == [5000, 50_000]
-    assert widgets["e6"]["new_tokens"] == [16, 40] and widgets["e6"]["ks"] == [1, 2, 3, 4, 5]
-    assert widgets["e6"]["defaults"]["k"] == 3
+    assert lab["e6"]["new_tokens"] == [16, 40] and lab["e6"]["ks"] == [1, 2, 3, 4, 5]
+    assert lab["e6"]["defaults"]["k"] == 3
     assert widgets["prefixes"] == ["卻說曹操", "次日，"]

@@ -1,6 +1,6 @@
 """Wordings in the page, decisions in code (issue 34): a sentence whose wording depends on the data writes every
-wording in docs/index.md, `[% pick NAME %][% case KEY %]…[% endpick %]` (generator/pages/templates.py Pick), and a
-decision of generator/pages/decisions.py picks one.
+wording in the lesson's pages (docs/index.md, docs/lab.md), `[% pick NAME %][% case KEY %]…[% endpick %]`
+(generator/pages/templates.py Pick), and a decision of generator/pages/decisions.py picks one.
 
 - every pick names a registered decision and writes a wording for each key it can take, and for no other; every
   registered decision is picked somewhere (a guarded sentence that disappears fails here, it is not silenced);
@@ -18,34 +18,43 @@ from mkdocs.exceptions import PluginError
 
 from generator.pages.decisions import DECISIONS
 from generator.pages.templates import make_env, render_page
-from tests.test_lesson_values import TEMPLATE, context
+from tests.test_lesson_values import TEMPLATES, context
 
 NEAR = 3  # lines: how far apart a pick and one nested in it may be written
 # punctuation that never follows itself in the page's Chinese: a wording left empty or doubled shows as one of these
 BROKEN = re.compile(r"[，、；：。][，、；：。]|（）|（[，。；]|[，；：]）|^\s*[，。；：]", re.M)
 
 
-def picks():
-    """(line, decision, keys in the order written) of every pick of docs/index.md, as the template compiles them."""
+def where(template):
+    return f"docs/{template.name}"
+
+
+def picks(template):
+    """(line, decision, keys in the order written) of every pick of one page, as the template compiles them."""
     env = make_env()
-    env.from_string(TEMPLATE.read_text(encoding="utf-8"))
+    env.from_string(template.read_text(encoding="utf-8"))
     return sorted(env.picks_parsed)
 
 
 def test_every_pick_writes_a_wording_for_every_key_of_its_decision():
-    found = picks()
-    assert found, "docs/index.md has no [% pick %]"
-    for line, name, keys in found:
-        assert name in DECISIONS, f"docs/index.md:{line}: pick {name} is no decision of decisions.py"
-        assert sorted(keys) == sorted(DECISIONS[name][0]), f"docs/index.md:{line}: pick {name} writes {keys}"
-    assert {name for _, name, _ in found} == set(DECISIONS), "a decision the page no longer picks by"
+    names = set()
+    for template in TEMPLATES:
+        found = picks(template)
+        assert found, f"{where(template)} has no [% pick %]"
+        for line, name, keys in found:
+            assert name in DECISIONS, f"{where(template)}:{line}: pick {name} is no decision of decisions.py"
+            assert sorted(keys) == sorted(DECISIONS[name][0]), f"{where(template)}:{line}: pick {name} writes {keys}"
+        names |= {name for _, name, _ in found}
+    assert names == set(DECISIONS), "a decision the pages no longer pick by"
 
 
 def test_a_pick_that_ends_a_line_keeps_the_line_end():
-    source = TEMPLATE.read_text(encoding="utf-8")
-    # a line of tags only (a pick's end on a line of its own, as an [% endif %] stands) is no line of text
-    ended = [line for line in source.split("\n") if line.endswith("[% endpick %]") and re.sub(r"\[%.*?%\]", "", line)]
-    assert ended == [], "write [% endpick +%] where a pick ends its line"
+    for template in TEMPLATES:
+        source = template.read_text(encoding="utf-8")
+        # a line of tags only (a pick's end on a line of its own, as an [% endif %] stands) is no line of text
+        ended = [line for line in source.split("\n")
+                 if line.endswith("[% endpick %]") and re.sub(r"\[%.*?%\]", "", line)]
+        assert ended == [], f"{where(template)}: write [% endpick +%] where a pick ends its line"
 
 
 def stale_context(data, monkeypatch, tmp_path):
@@ -76,12 +85,18 @@ def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
         acc = dict(ctx["acc_s"], measured_best_k=ctx["replay_k"])
         ctx["measured_best_notes"] = [{"draft": small, "k": ctx["replay_k"], "acc": acc, "row": ctx["row_s"],
                                        "why": ctx["claims"].measured_best(small)}]
-    source = TEMPLATE.read_text(encoding="utf-8")
+    for template in TEMPLATES:
+        every_alternative_renders(template, ctx, stale)
+
+
+def every_alternative_renders(template, ctx, stale):
+    """Each pick of one page that the build decides, in each of its cases, with the committed timings and stale ones."""
+    source, name_md, at_page = template.read_text(encoding="utf-8"), template.name, where(template)
     env = make_env()
-    own = render_page(env, ctx, source, "index.md")
+    own = render_page(env, ctx, source, name_md)
     # the committed timings, then stale ones (their warning's picks are reached only there)
-    contexts = [(ctx, BROKEN.findall(own)), (stale, BROKEN.findall(render_page(env, stale, source, "index.md")))]
-    found = [p for p in picks() if not p[1].startswith("run.")]  # E6's: decided in the browser (the next test)
+    contexts = [(ctx, BROKEN.findall(own)), (stale, BROKEN.findall(render_page(env, stale, source, name_md)))]
+    found = [p for p in picks(template) if not p[1].startswith("run.")]  # E6's: decided in the browser (the next test)
     for line, name, keys in found:
         # alone, then under each case of the picks near it (one nested inside another is reached so: the source
         # wraps a sentence over lines, generator/pages/templates.py join_wrapped)
@@ -92,29 +107,35 @@ def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
             texts = set()
             for key in keys:
                 env.forced_picks = {**outer, (line, name): key}
-                text = render_page(env, c, source, "index.md")
-                assert BROKEN.findall(text) == broken, f"docs/index.md:{line}: pick {name}, case {key} ({outer})"
+                text = render_page(env, c, source, name_md)
+                assert BROKEN.findall(text) == broken, f"{at_page}:{line}: pick {name}, case {key} ({outer})"
                 texts.add(text)
             if len(texts) > 1:
                 reached = True
                 break
         # each pick is reached, and its cases say different things
-        assert reached, f"docs/index.md:{line}: pick {name} renders alike in every case (or is never reached)"
+        assert reached, f"{at_page}:{line}: pick {name} renders alike in every case (or is never reached)"
 
 
 def test_a_pick_the_browser_decides_writes_every_case_for_it(data, monkeypatch, tmp_path):
-    """E6's words (`run.*`): the build decides nothing, every case is in the page, each marked for the widget
-    (c13-util.js say keeps the one its run takes); tests/test_e6_explain.py checks the run can take each case."""
+    """E6's words (`run.*`, on the lab page): the build decides nothing, every case is in the page, each marked for the
+    widget (c13-util.js say keeps the one its run takes); tests/test_e6_explain.py checks the run can take each case."""
     ctx = context(data, monkeypatch, tmp_path, "committed")
-    html = render_page(make_env(), ctx, TEMPLATE.read_text(encoding="utf-8"), "index.md")
-    live = [(line, name, keys) for line, name, keys in picks() if name.startswith("run.")]
-    assert live, "docs/index.md has no E6 words"
-    for line, name, keys in live:
-        path = name.split(".", 1)[1]
-        for key in keys:
-            assert f'<span data-pick="{path}" data-case="{key}">' in html, f"docs/index.md:{line}: {name}, {key}"
-    words = html[html.index("<div class=\"c13-words\" data-words"):]
-    assert not re.search(r"\[\[|\[%", words) and '<span data-run="' in words
+    pages = 0
+    for template in TEMPLATES:
+        live = [(line, name, keys) for line, name, keys in picks(template) if name.startswith("run.")]
+        if not live:
+            continue
+        pages += 1
+        html = render_page(make_env(), ctx, template.read_text(encoding="utf-8"), template.name)
+        for line, name, keys in live:
+            path = name.split(".", 1)[1]
+            for key in keys:
+                assert f'<span data-pick="{path}" data-case="{key}">' in html, \
+                    f"{where(template)}:{line}: {name}, {key}"
+        words = html[html.index("<div class=\"c13-words\" data-words"):]
+        assert not re.search(r"\[\[|\[%", words) and '<span data-run="' in words
+    assert pages == 1, "E6's words are not on one page of the lesson"
 
 
 def test_a_key_without_its_wording_stops_the_build_naming_the_decision():

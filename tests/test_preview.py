@@ -54,8 +54,10 @@ def test_a_template_error_shows_in_the_page_and_the_fix_brings_it_back(tmp_path)
                                "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/index.html"
     try:
-        first = wait_for(url, lambda page: 'id="exp-e6"' in page)
+        first = wait_for(url, lambda page: 'id="exp-e5"' in page)  # the lesson's last experiment
         assert "c13-preview-error" not in first
+        lab = wait_for(f"http://127.0.0.1:{port}/lab.html", lambda page: 'id="exp-e6"' in page)  # E6: the lab's
+        assert "c13-preview-error" not in lab
 
         source = (docs / "index.md").read_text(encoding="utf-8")
         lines = source.splitlines(keepends=True)
@@ -68,7 +70,7 @@ def test_a_template_error_shows_in_the_page_and_the_fix_brings_it_back(tmp_path)
 
         (docs / "index.md").write_text(source, encoding="utf-8")
         fixed = wait_for(url, lambda page: "c13-preview-error" not in page)
-        assert 'id="exp-e6"' in fixed
+        assert 'id="exp-e5"' in fixed
     finally:
         server.terminate()
         output = server.communicate(timeout=60)[0]
@@ -228,18 +230,22 @@ def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_
                                    str(port), "--precomputed", str(folder), "--quiet"], cwd=ROOT, stdout=out,
                                   stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/index.html"
+    lab = f"http://127.0.0.1:{port}/lab.html"
     try:
-        assert 'id="exp-e6"' in wait_for(url, lambda page: 'id="exp-e6"' in page, seconds=180)
+        assert 'id="exp-e5"' in wait_for(url, lambda page: 'id="exp-e5"' in page, seconds=180)
+        assert 'id="exp-e6"' in wait_for(lab, lambda page: 'id="exp-e6"' in page, seconds=60)
         data = folder / "c13.json"
         good = data.read_bytes()
         edited = good.replace(b'"c_definition": "weights', b'"c_definition": "Weights', 1)
         assert edited != good
         data.write_bytes(edited)
-        page = wait_for(url, lambda page: "c13-preview-error" in page, seconds=120)
-        assert "数据文件 <code>c13.json</code>" in page and "<code>make data</code>" in page
-        assert f"{data}: digest: does not match the content" in page
+        for at in (url, lab):  # every page says so
+            page = wait_for(at, lambda page: "c13-preview-error" in page, seconds=120)
+            assert "数据文件 <code>c13.json</code>" in page and "<code>make data</code>" in page
+            assert f"{data}: digest: does not match the content" in page
         data.write_bytes(good)
-        assert 'id="exp-e6"' in wait_for(url, lambda page: "c13-preview-error" not in page, seconds=120)
+        assert 'id="exp-e5"' in wait_for(url, lambda page: "c13-preview-error" not in page, seconds=120)
+        assert 'id="exp-e6"' in wait_for(lab, lambda page: "c13-preview-error" not in page, seconds=120)
 
         (folder / "lesson.toml").write_text(SMALL_LESSON.format(greedy=6), encoding="utf-8")
         end = time.monotonic() + 60

@@ -20,7 +20,8 @@ from tests.sitelib import ROOT, our_pages, page_text, quiet, read, write_data
 
 
 def test_strict_build_makes_the_pages_and_copies_the_pinned_browser_files(site):
-    for name in ("index.html", "provenance.html", "404.html", "search/search_index.json", "search/search_index.js"):
+    for name in ("index.html", "lab.html", "provenance.html", "404.html", "search/search_index.json",
+                 "search/search_index.js"):
         assert (site / name).is_file(), name
     for _, _, dest in VENDOR:
         assert (site / dest).is_file(), dest
@@ -29,17 +30,24 @@ def test_strict_build_makes_the_pages_and_copies_the_pinned_browser_files(site):
     assert not list(site.parent.glob(".site.building-*")), "the temporary build folder was left behind"
 
 
+def pages_of(site):
+    """The text of each page of a built site, by name (the lesson, its lab, provenance, 404)."""
+    pages = {p.name: read(p) for p in our_pages(site)}
+    assert {"index.html", "lab.html"} <= set(pages)
+    return pages
+
+
 def test_a_failed_build_leaves_the_previous_site_and_names_file_and_key(site, data, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(site, out)
-    before = read(out / "index.html")
+    before = pages_of(out)
     bad = copy.deepcopy(data)
     del bad["models"][next(n for n, m in bad["models"].items() if m["role"] == "target")]["parameters"]
     path = write_data(tmp_path / "bad.json", bad)
     with pytest.raises(InputError) as e:
         build(path, out=out, log=quiet)
     assert str(path) in str(e.value) and ".parameters" in str(e.value)
-    assert read(out / "index.html") == before
+    assert pages_of(out) == before
     assert not list(tmp_path.glob(".out.building-*"))
 
 
@@ -89,7 +97,7 @@ def test_new_keys_of_the_contract_are_checked(data, tmp_path):
 def test_a_hand_edited_file_is_refused_with_what_to_do(site, data, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(site, out)
-    before = read(out / "index.html")
+    before = pages_of(out)
     edited = copy.deepcopy(data)
     edited["greedy"]["identical"] = data["greedy"]["identical"] - 1
     path = write_data(tmp_path / "c13.json", edited, sealed=False)
@@ -98,7 +106,7 @@ def test_a_hand_edited_file_is_refused_with_what_to_do(site, data, tmp_path):
     message = str(e.value)
     assert str(path) in message and "digest" in message
     assert "edited by hand" in message and "make data" in message
-    assert read(out / "index.html") == before
+    assert pages_of(out) == before
     unsealed = {key: value for key, value in data.items() if key != contract.DIGEST}
     with pytest.raises(DataError, match="digest: is missing"):
         hooks.load_data(write_data(tmp_path / "unsealed.json", unsealed, sealed=False))
@@ -146,9 +154,10 @@ def test_changed_figures_replace_the_old_ones_everywhere(site, data, tmp_path):
     total = changed["greedy"]["total"]
     assert f"{total}/{total}" not in second_text["index.html"]
     assert f"{total - 1}/{total}" in second_text["index.html"]
-    # the widget data follows too
-    raw = json.loads(re.search(r'id="c13-widget-data">(.*?)</script>', read(second / "index.html"), re.S).group(1))
-    assert raw["models"][target]["parameters"] == models[target]["parameters"]
+    # the widget data follows too, on each page that embeds it
+    for name in ("index.html", "lab.html"):
+        raw = json.loads(re.search(r'id="c13-widget-data">(.*?)</script>', read(second / name), re.S).group(1))
+        assert raw["models"][target]["parameters"] == models[target]["parameters"], name
 
 
 def test_no_figure_of_our_models_is_typed_into_the_markdown(data):

@@ -1,9 +1,12 @@
-"""The lesson's content on the built pages: sections in order, experiments with their static versions and notices,
-the embedded widget data, the evolution map, the Q&A section, the provenance page, math rendered at build time."""
+"""The lesson's content on the built pages: sections in order, experiments with their static versions and notices
+(E1–E5 on the lesson page, E6 on the measurement lab's, lab.html), the embedded widget data, the evolution map, the
+Q&A section, the provenance page, math rendered at build time."""
 import gzip
 import html
 import json
 import re
+
+import pytest
 
 from generator.pages import formats
 from generator.pages.experiments import EXPERIMENT_COUNT, SERVE_COMMAND, SERVE_PLAIN
@@ -15,7 +18,9 @@ from tests.sitelib import LESSON_SPEC, our_pages, page_text, parse, read, widget
 SECTIONS = {1: "summary", 2: "question", 3: "start", 4: "models", 5: "design", 6: "fix", 7: "one-forward",
             8: "yield", 9: "papers", 10: "modern", 11: "misconceptions", 12: "evolution", 13: "sources",
             14: "evidence", 15: "wrap-up", 16: "qa"}
-EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5", "e6")
+EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5")
+# each page with experiments: its experiments, and what its header line says beside the count
+PAGES = {"index.html": (EXPERIMENTS, ("45 分钟",)), "lab.html": (("e6",), ("测量实验室",))}
 
 
 def test_every_section_of_the_lesson_has_its_heading_in_order(site):
@@ -33,37 +38,45 @@ def test_every_section_of_the_lesson_has_its_heading_in_order(site):
     assert re.search(r'<h3 id="next-gap">', page)
 
 
-def test_header_line_counts_the_experiments_on_the_page(site):
-    page = read(site / "index.html")
+@pytest.mark.parametrize("name", PAGES)
+def test_header_line_counts_the_experiments_on_the_page(site, name):
+    page = read(site / name)
+    experiments, own = PAGES[name]
     sections = re.findall(r'<section\b[^>]*class="c13-exp"[^>]*>', page)
-    assert len(sections) == len(EXPERIMENTS)
+    assert len(sections) == len(experiments)
+    # counted by number: 实验 E2 and its parts headed 实验 E2 续 are one experiment
+    numbers = re.findall(r'<section\b[^>]*class="c13-exp"[^>]*>\s*<h[23][^>]*>\s*实验 (E\d+)', page)
+    assert len(numbers) == len(sections), "every experiment is headed 实验 E…"
     line = re.search(r'<p class="c13-headline">(.*?)</p>', page, re.S).group(1)
     text = html.unescape(re.sub(r"<[^>]+>", "", line))
-    for part in ("从0训练LLM · 现代大模型体系", "C13", "推理：生成为什么慢、怎么变快", "第 3 课", "45 分钟",
-                 f"页内实验 {len(sections)} 个"):
+    for part in ("从0训练LLM · 现代大模型体系", "C13", "推理：生成为什么慢、怎么变快", "第 3 课", *own,
+                 f"页内实验 {len(set(numbers))} 个"):
         assert part in text, part
     assert EXPERIMENT_COUNT not in page
 
 
 def test_each_experiment_has_a_static_version_and_a_file_notice(site):
+    for name, (experiments, _) in PAGES.items():
+        page = read(site / name)
+        for e in experiments:
+            m = re.search(rf'<section\b[^>]*\bid="{e}"[^>]*>(.*?)</section>', page, re.S)
+            assert m, f"{name}: {e}"
+            opening = m.group(0)[: m.group(0).index(">") + 1]
+            assert f'data-widget="{e}"' in opening
+            body = m.group(1)
+            assert "<svg" in body or "<table" in body, f"{e} has no static picture or table"
+            notice = re.search(r'<p class="c13-exp-notice" hidden>(.*?)</p>', body, re.S)
+            assert notice and SERVE_COMMAND in notice.group(1), f"{e} lacks its hidden file:// notice"
     page = read(site / "index.html")
-    for e in EXPERIMENTS:
-        m = re.search(rf'<section\b[^>]*\bid="{e}"[^>]*>(.*?)</section>', page, re.S)
-        assert m, e
-        opening = m.group(0)[: m.group(0).index(">") + 1]
-        assert f'data-widget="{e}"' in opening
-        body = m.group(1)
-        assert "<svg" in body or "<table" in body, f"{e} has no static picture or table"
-        notice = re.search(r'<p class="c13-exp-notice" hidden>(.*?)</p>', body, re.S)
-        assert notice and SERVE_COMMAND in notice.group(1), f"{e} lacks its hidden file:// notice"
     # E5 marks the best k of each draft; E4 has one row group per recorded round
     e5 = re.search(r'<section\b[^>]*\bid="e5".*?</section>', page, re.S).group(0)
     assert e5.count("★") == 2
     assert page.count('scope="rowgroup"') == len(json.loads(widget_json(page))["replay"]["rounds"])
 
 
-def test_widget_data_is_embedded_compact_and_exact(site, data):
-    page = read(site / "index.html")
+@pytest.mark.parametrize("name", PAGES)
+def test_widget_data_is_embedded_compact_and_exact(site, data, name):
+    page = read(site / name)
     assert page.count('id="c13-widget-data"') == 1
     w = json.loads(widget_json(page))
     assert len(w["labels"]) == data["tokenizer"]["vocab_size"]
@@ -86,8 +99,8 @@ def test_widget_data_is_embedded_compact_and_exact(site, data):
     # speculation pays) added about 15 KB, 2 KB gzipped. E6's report written in the page's words (issue 34) added
     # 9 KB, 2.3 KB gzipped, which its modules lost (explain.js and report.js, 4.8 KB); why a round stops at its first
     # rejection and why the whole output is the target's, 1.2 KB, 0.5 KB gzipped.
-    assert len(gzip.compress(page.encode())) < 136_000, "the lesson page, gzipped, grew past 136 KB"
-    assert len(page.encode()) < 625_000, "the lesson page grew past 625 KB"
+    assert len(gzip.compress(page.encode())) < 136_000, f"{name}, gzipped, grew past 136 KB"
+    assert len(page.encode()) < 625_000, f"{name} grew past 625 KB"
 
 
 def test_evolution_map_marks_this_lesson(site):
@@ -100,7 +113,7 @@ def test_evolution_map_marks_this_lesson(site):
     n = here[0]
     assert "投机解码" in items[n - 1][1] and "你在这里" in items[n - 1][1]
     assert 'aria-current="step"' in items[n - 1][0]
-    assert f"本课是图上的第 {n} 代" in page_text(site / "index.html")
+    assert f"本课是第 {n} 代" in page_text(site / "index.html")
 
 
 def test_evolution_map_links_only_to_what_is_here_and_shows_the_numbers_from_the_data(site, data, large_draft):
@@ -114,8 +127,8 @@ def test_evolution_map_links_only_to_what_is_here_and_shows_the_numbers_from_the
         assert len(links) <= 1
         if links:  # a section of this page, which exists
             assert links[0].startswith("#") and links[0][1:] in ids, links[0]
-        else:      # another lesson: plain text, marked as not on this site
-            assert 'class="c13-offsite"' in body and "不在本站" in text, text
+        else:      # another lesson: plain text, marked by its class; the page says once what the mark means
+            assert 'class="c13-offsite"' in body, text
     here = next((text, body) for attrs, text, body in items if "c13-here" in attrs)
     assert re.search(r'<a href="#summary">', here[1]), "you-are-here links to this lesson"
     anchor = data["anchor"]
@@ -145,6 +158,7 @@ def test_lessons_not_on_the_site_are_plain_text(site):
     text = page_text(site / "index.html")
     for lesson in ("第 1 课", "第 2 课", "第 4 课", "C11 的支线课"):
         assert lesson in text
+    assert text.count("不在本站") == 1, "the lesson says once that the other lessons are not on this site"
     assert read(site / "index.html").count('class="c13-offsite"') >= 5
 
 
@@ -189,8 +203,9 @@ def test_math_is_rendered_at_build_time_and_no_math_script_is_loaded(site):
     assert "katex.min.css" in html  # the styles and fonts still come from the site
 
 
-def test_the_notices_suggest_a_server_bound_to_this_machine_only(site):
-    page = read(site / "index.html")
+@pytest.mark.parametrize("name", PAGES)
+def test_the_notices_suggest_a_server_bound_to_this_machine_only(site, name):
+    page = read(site / name)
     notices = re.findall(r'<p class="c13-exp-notice" hidden>(.*?)</p>', page, re.S)
     assert notices and all("--bind 127.0.0.1" in n and SERVE_PLAIN in n for n in notices)
     assert "http.server</code>" not in page
@@ -201,7 +216,7 @@ def test_no_line_break_shows_as_a_space_in_chinese_prose(site):
     wraps its sentences: generator/pages/templates.py join_wrapped joins a break between two Chinese characters,
     and a sentence must not be wrapped before a Latin letter or a digit)."""
     cjk = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
-    for name in ("index.html", "provenance.html"):
+    for name in ("index.html", "lab.html", "provenance.html"):
         page = re.sub(r"<(script|style|svg|math|pre)\b.*?</\1>", "", read(site / name), flags=re.S)
         stray = []
         for tag in ("p", "dd", "td", "figcaption"):

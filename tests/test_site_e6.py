@@ -1,5 +1,6 @@
-"""E6 on the built site: the model files copied with the sha256 the data stage recorded, the widget payload that
-points at them, the static version (the build machine's measured table) and the page's own E6 code kept small."""
+"""E6 on the built site, on the measurement lab's page (lab.html): the model files copied with the sha256 the data stage
+recorded, the widget payload that points at them, the static version (the build machine's measured table) and the
+page's own E6 code kept small."""
 import hashlib
 import json
 import re
@@ -30,9 +31,9 @@ def expected_files(data):
 
 
 def e6_section(site):
-    page = read(site / "index.html")
+    page = read(site / "lab.html")
     m = re.search(r'<section\b[^>]*\bid="e6"[^>]*>.*?</section>', page, re.S)
-    assert m, "the page has no E6 section"
+    assert m, "the lab page has no E6 section"
     return page, m.group(0)
 
 
@@ -48,7 +49,7 @@ def test_the_site_holds_each_model_file_with_its_recorded_sha256(site, data):
 
 
 def test_the_payload_points_at_the_files_with_their_sizes(site, data):
-    page = read(site / "index.html")
+    page = read(site / "lab.html")
     e6 = json.loads(widget_json(page))["e6"]
     assert e6["models"] == MODELS_DEST + "/"
     assert e6["files"] == {name: entry["bytes"] for name, entry in expected_files(data).items()}
@@ -64,10 +65,12 @@ def test_the_payload_points_at_the_files_with_their_sizes(site, data):
     assert d["temperature"] in e6["temperatures"] == [0, 1]
 
 
-def test_e6_comes_after_e5_and_before_the_papers(site):
+def test_e6_is_on_the_lab_page_after_the_measured_costs_and_the_roofline(site):
     page, _ = e6_section(site)
-    assert page.index('id="e5"') < page.index('id="e6"') < page.index('id="papers"')
-    assert re.search(r'<h3 id="exp-e6">实验 E6 · 在你的机器上跑一次', page)
+    assert page.index('id="measured-costs"') < page.index('id="roofline"') < page.index('id="e6"')
+    assert re.search(r'<h2 id="exp-e6">实验 E6 · 在你的机器上跑一次', page)
+    lesson = read(site / "index.html")  # the lesson itself keeps E1–E5 and points to the lab
+    assert 'id="e6"' not in lesson and 'id="exp-e6"' not in lesson and 'href="lab.html"' in lesson
 
 
 def test_the_static_version_shows_the_build_machines_measured_table(site):
@@ -101,10 +104,11 @@ def test_the_page_loads_only_a_small_e6_module_and_nothing_heavy(site):
         imports = re.findall(r'^import\b[^;]*?from\s+"([^"]+)"', source, re.M | re.S)
         assert not [i for i in imports if i.rsplit("/", 1)[-1] in LAZY_MODULES], (name, imports)
         assert "safetensors" not in " ".join(imports) and "import(" not in source, name
-    # the page itself names no model file nor the engine (the payload says where they are, for the worker)
-    page = read(site / "index.html")
-    markup = page.replace(widget_json(page), "")
-    assert ".safetensors" not in markup and "e6/engine" not in markup and "tokenizer.json" not in markup
+    # the pages themselves name no model file nor the engine (the payload says where they are, for the worker)
+    for name in ("index.html", "lab.html"):
+        page = read(site / name)
+        markup = page.replace(widget_json(page), "")
+        assert ".safetensors" not in markup and "e6/engine" not in markup and "tokenizer.json" not in markup, name
 
 
 def fake_data(files):

@@ -108,8 +108,11 @@ def test_no_resource_from_another_origin(site):
 
 
 def test_offline_reading_from_disk_is_prepared(site):
+    for name in ("index.html", "lab.html"):  # the lesson and its lab: each opened from disk works the same
+        page = read(site / name)
+        assert 'src="assets/vendor/iframe-worker/shim.js"' in page, name
+        assert 'href="provenance.html"' in page and 'href="lab.html"' in page and 'href="index.html"' in page, name
     index = read(site / "index.html")
-    assert 'src="assets/vendor/iframe-worker/shim.js"' in index
     assert read(site / "search/search_index.js").startswith("var __index = ")
     search = json.loads(read(site / "search/search_index.json"))
     assert "\\u200b" in search["config"]["separator"] or "\u200b" in search["config"]["separator"]
@@ -144,7 +147,7 @@ def test_site_works_under_a_sub_path(served):
     c.feed(body.decode("utf-8"))
     loaded = [ref for tag, key, ref in c.refs if (tag, key) in (("script", "src"), ("link", "href"), ("img", "src"))]
     assert len(loaded) >= 6
-    for ref in loaded + ["provenance.html", "search/search_index.json", "assets/c13/sampler.py"]:
+    for ref in loaded + ["lab.html", "provenance.html", "search/search_index.json", "assets/c13/sampler.py"]:
         status, _, _ = fetch(urljoin(served, ref))
         assert status == 200, ref
     for name, mime in (("pyodide.asm.wasm", "application/wasm"), ("pyodide.mjs", "text/javascript"),

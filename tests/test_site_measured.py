@@ -1,4 +1,5 @@
-"""The build machine's measured costs on the page (precomputed/measured.json, optional, next to c13.json).
+"""The build machine's measured costs on the measurement lab's page, lab.html (precomputed/measured.json, optional,
+next to c13.json).
 
 Present: the table and the figures show what measured.json and c13.json give (recomputed here from the two
 files, never typed). Absent: the build passes and the page says how to measure. Stale (a model's sha256 differs
@@ -46,8 +47,8 @@ def folder_with(tmp_path, measured=None):
 
 
 def section(page):
-    """The measured-costs subsection of the lesson page: from its heading to the next section or heading."""
-    start = page.index('<h3 id="measured-costs">')
+    """The measured-costs section of the lab page: from its heading to the next section or heading."""
+    start = page.index('<h2 id="measured-costs">')
     end = re.compile(r"<section\b|<h[23]\b").search(page, start + 10)
     return page[start:end.start()]
 
@@ -74,7 +75,7 @@ def table_rows(page):
 
 
 def test_the_table_and_figures_show_what_the_two_files_give(site, data, measured):
-    page = read(site / "index.html")
+    page = read(site / "lab.html")
     part = section(page)
     rows = table_rows(page)
     assert len(rows) == len(measured["drafts"])
@@ -92,7 +93,7 @@ def test_the_table_and_figures_show_what_the_two_files_give(site, data, measured
 
 
 def test_the_prose_names_the_machine_and_the_costs(site, data, measured):
-    text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "index.html"))))
+    text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "lab.html"))))
     machine = measured["machine"]
     for value in (machine["date_utc"][:10], machine["cpu"], machine["torch_version"], "make measure"):
         assert value in text
@@ -115,7 +116,7 @@ def test_stale_compares_with_the_hashes_of_c13_json(data, measured, tmp_path):
 
 def test_absent_builds_and_says_how_to_measure(tmp_path):
     out = build(folder_with(tmp_path), out=tmp_path / "site", log=quiet)["site"]
-    part = section(read(out / "index.html"))
+    part = section(read(out / "lab.html"))
     assert 'class="c13-measured-absent"' in part and "make measure" in part and "measured.json" in part
     assert "mc-speedup" not in part and "c13-measured-table" not in part
 
@@ -127,15 +128,15 @@ def test_stale_is_shown_and_corrupt_fails_leaving_the_site(tmp_path, measured):
     out = tmp_path / "site"
     data_at = folder_with(tmp_path, stale)
     build(data_at, out=out, log=quiet)
-    before = read(out / "index.html")
-    part = section(before)
+    before = {name: read(out / name) for name in ("index.html", "lab.html")}
+    part = section(before["lab.html"])
     # the warning, worded for timings of other models (its words are the page's: stale.kind picks them)
     assert 'class="admonition warning c13-stale"' in part and f"models/{draft}" in part
     words = measured_context(json.loads(data_at.read_text(encoding="utf-8")), data_at)["stale_words"]
     assert words["kind"] == "models" and words["models"] == f"models/{draft}"
     # the old timings are shown on their own: no prediction, figure or table combines them with the new α
-    page = before
-    assert "mc-speedup" not in page and "mc-verify" not in page and "c13-measured-table" not in page
+    for page in before.values():
+        assert "mc-speedup" not in page and "mc-verify" not in page and "c13-measured-table" not in page
     assert f"{measured['forward']['c'][draft]['median']:.2f}" in part  # the old c, as measured
     warned = []
     assert warn_stale_measured(tmp_path / "precomputed" / "c13.json", log=warned.append) == [f"models/{draft}"]
@@ -149,11 +150,11 @@ def test_stale_is_shown_and_corrupt_fails_leaving_the_site(tmp_path, measured):
         build(tmp_path / "precomputed" / "c13.json", out=out, log=quiet)
     message = str(failed.value)
     assert "measured.json" in message and f"forward.c.{draft}.median" in message
-    assert read(out / "index.html") == before, "a failed build changed the previous site"
+    assert {name: read(out / name) for name in before} == before, "a failed build changed the previous site"
 
 
 def test_pct_is_the_alpha_the_figure_shows(site, data, measured):
-    part = section(read(site / "index.html"))
+    part = section(read(site / "lab.html"))
     for draft in measured["drafts"]:
         assert f"α = {pct(data['accounting']['drafts'][draft]['alpha'])}，实测 c = " in html.unescape(part)
 
@@ -162,7 +163,7 @@ def test_the_prose_says_what_sets_torchs_c_and_what_e6s_own_forward_costs_here(s
     """torch's ATen calls per step and its share outside the matrix products, and E6's WebAssembly forward timed
     in Node on the same machine (with the JavaScript one beside it): each figure from measured.json."""
     from generator.pages.formats import ms
-    text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "index.html"))))
+    text = html.unescape(re.sub(r"<[^>]+>", "", section(read(site / "lab.html"))))
     target, small = measured["target"], small_draft
     overhead = measured["torch_overhead"]
     wasm, js = (measured["browser_forwards"]["engines"][k] for k in ("wasm-simd128", "js"))

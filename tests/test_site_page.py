@@ -50,11 +50,11 @@ def test_the_papers_table_and_list_are_in_chinese_with_the_original_titles(site)
                     assert fig["where"] not in text, f"{name}: English source {fig['where']!r}"
 
 
-def test_the_404_page_is_in_chinese_and_points_to_both_pages(site):
+def test_the_404_page_is_in_chinese_and_points_to_every_page(site):
     page = read(site / "404.html")
     text = page_text(site / "404.html")
     assert "Not found" not in text and "404" in text and "没有这一页" in text
-    assert 'href="index.html"' in page and 'href="provenance.html"' in page
+    assert 'href="index.html"' in page and 'href="lab.html"' in page and 'href="provenance.html"' in page
 
 
 def test_the_recipe_reads_in_order_and_counts_have_separators(site, data):
@@ -94,7 +94,7 @@ def test_the_search_index_holds_readable_math(site):
     index = json.loads(read(site / "search" / "search_index.json"))
     text = " ".join(d["title"] + " " + d["text"] for d in index["docs"])
     assert not re.search(r"\\[()\[\]]|\\[A-Za-z]+", text), re.search(r".{40}\\[A-Za-z(\[].{40}", text).group(0)
-    assert "min(1, p/q)" in text and "max(0, p-q)" in text
+    assert "min(1, p/q)" in text and "max(0, p(x)-q(x))" in text
     assert "htmlData" not in text and "term=" not in text
     # the inlined copy for file:// readers is the same
     inline = read(site / "search" / "search_index.js")
@@ -113,11 +113,12 @@ def test_readable_math_of_the_forms_the_pages_use():
 
 
 def test_each_experiment_has_a_line_for_readers_without_javascript(site):
-    page = read(site / "index.html")
-    for e in ("e1", "e2", "e3", "e4", "e5"):
-        body = re.search(rf'<section\b[^>]*\bid="{e}"[^>]*>(.*?)</section>', page, re.S).group(1)
-        m = re.search(r'<noscript><p class="c13-exp-noscript">(.*?)</p></noscript>', body, re.S)
-        assert m and "JavaScript" in m.group(1) and "静态版本" in m.group(1), e
+    for name, experiments in (("index.html", ("e1", "e2", "e3", "e4", "e5")), ("lab.html", ("e6",))):
+        page = read(site / name)
+        for e in experiments:
+            body = re.search(rf'<section\b[^>]*\bid="{e}"[^>]*>(.*?)</section>', page, re.S).group(1)
+            m = re.search(r'<noscript><p class="c13-exp-noscript">(.*?)</p></noscript>', body, re.S)
+            assert m and "JavaScript" in m.group(1) and "静态版本" in m.group(1), f"{name}: {e}"
 
 
 def test_no_table_header_is_empty(site):

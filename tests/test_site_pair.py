@@ -38,7 +38,7 @@ def test_the_pair_follows_e2_and_precedes_the_next_section(site):
     page = read(site / "index.html")
     e2, pair = page.index('id="e2"'), page.index('id="pair"')
     assert e2 < pair < page.index('<h2 id="one-forward"')
-    assert re.search(r'<h3 id="exp-pair">自己动手', page)
+    assert re.search(r'<h3 id="exp-pair">实验 E2 续 · 自己动手', page)
 
 
 def test_the_presets_cover_the_cases_the_issue_names_over_six_tokens(site):

@@ -100,20 +100,6 @@ export function uid(prefix) {
   return `${prefix}-${uidCounter}`;
 }
 
-/** The event E6 dispatches on document after each report of the reader's measurements (a run, 再测一次), for E5:
- * detail {draft, k, c, v (v(k) at that k), kernel, speedupModel: {median, min, max}}. */
-export const E6_MEASURED = "c13:e6-measured";
-
-/** E6's side of that event (widgets/e6/index.js calls it after each report): the run's draft and k, c, v(k), the
- * forward that ran, and the model-time speedup with its spread. */
-export function publishE6Measured(result) {
-  const m = result.measured;
-  const sp = m.spread.speedupModel;
-  document.dispatchEvent(new CustomEvent(E6_MEASURED, { detail: { draft: result.draft, k: result.k, c: m.c, v: m.v,
-    kernel: result.kernel ?? "js", speedupModel: { median: m.speedupModel, min: sp?.min ?? m.speedupModel,
-      max: sp?.max ?? m.speedupModel } } }));
-}
-
 // the number formats: one module, shared with the figures (widgets/figures/formats.mjs)
 export { chineseUnits, fixed, gb, gflop, ms, num, pct, prob, speed, times, trim } from "./figures/formats.mjs";
 
@@ -209,7 +195,7 @@ export function stash(section, nodes, summary) {
 export function mount(section, cls) {
   const live = el("div", { class: `c13-live ${cls || ""}`.trim() });
   const notice = section.querySelector(":scope > .c13-exp-notice");
-  const head = section.querySelector(":scope > h3");
+  const head = section.querySelector(":scope > h2, :scope > h3");  // the lab's E6 is a section of its own (h2)
   const after = notice || head;
   if (after) after.after(live);
   else section.prepend(live);
@@ -218,7 +204,7 @@ export function mount(section, cls) {
 
 /** The static children of an experiment: everything but its heading, its notice and the live part. */
 export function staticChildren(section) {
-  return [...section.children].filter((c) => !c.matches("h3, .c13-exp-notice, .c13-live, .c13-static-box"));
+  return [...section.children].filter((c) => !c.matches("h2, h3, .c13-exp-notice, .c13-live, .c13-static-box"));
 }
 
 const MAX_SEED = 99_999_999; // a fresh random seed is at most this (short enough to read and retype)

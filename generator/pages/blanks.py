@@ -123,7 +123,6 @@ BLANKS = {
     "timed_best_role": ("roles[measured.summary.best_draft]", "its draft"),
     "timed_best_k": ("measured.summary.best_k", "its k"),
     "timed_below_prediction": ("measured.summary.below_prediction", "the timed points below the formula's line"),
-    "wall_small_max": ("timed_small_max.measured.median", "the small draft's wall clock at the largest k"),
     "wall_large_max": ("timed_large_max.measured.median", "the large draft's wall clock at the largest k"),
     "wall_small_best": ("timed_small_best.measured.median", "the small draft's wall clock at its best k by the formula"),
     # E6's forwards timed in Node on the build machine

@@ -1,8 +1,8 @@
 """The page's comparisons and conclusions, decided from the data (issue 26).
 
-Every sentence of docs/index.md that says which draft is better, which k is best, whether speculation pays, what is
+Every sentence of the pages (docs/index.md, docs/lab.md) that says which draft is better, which k is best, whether speculation pays, what is
 slower, bigger or closer either takes its wording from one of these helpers or calls one of their checks, which
-stops the build with ClaimError naming the check, the lines of docs/index.md that call it (or read the helper's
+stops the build with ClaimError naming the check, the page and lines that call it (or read the helper's
 decision) and the numbers that contradict it. Comparisons are made on the
 figures as the page prints them (two decimals for a speedup, one for a percentage): two figures that print alike
 are never called larger and smaller.
@@ -17,12 +17,11 @@ import unicodedata
 from pathlib import Path
 
 from .formats import prob
-from .measured import measured_row
 from ..speedup import best_k, speedup
 
 ROOT = Path(__file__).resolve().parents[2]
 THRESHOLDS_FILE = ROOT / "widgets" / "thresholds.json"
-PAGE = ROOT / "docs" / "index.md"  # the page whose sentences the checks guard
+DOCS = ROOT / "docs"  # the pages whose sentences the checks guard
 
 # The lesson's named thresholds (widgets/thresholds.json, read by E6's report as well): what each decides is written
 # beside its value there.
@@ -36,24 +35,29 @@ TRY_ALPHAS = (0.8, 0.9, 0.95)
 
 
 def page_lines(pattern):
-    """The lines of docs/index.md (numbered as the template's errors number them) that match the regex `pattern`."""
-    try:
-        text = PAGE.read_text(encoding="utf-8")
-    except OSError:
-        return []
-    return [i for i, line in enumerate(text.split("\n"), 1) if re.search(pattern, line)]
+    """Where the pages call or read what matches the regex `pattern`: "docs/index.md line(s) N, …" for each page of
+    docs/ with such a line (numbered as the template's errors number them), joined by "; "."""
+    found = []
+    for page in sorted(DOCS.glob("*.md")):
+        try:
+            text = page.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        lines = [str(i) for i, line in enumerate(text.split("\n"), 1) if re.search(pattern, line)]
+        if lines:
+            found.append(f"docs/{page.name} line{'s' * (len(lines) > 1)} {', '.join(lines)}")
+    return "; ".join(found)
 
 
 class ClaimError(ValueError):
     """A sentence of the page that the data contradicts, named by what guards it: `check`, the Claims method, and
-    where docs/index.md calls it, or, for a helper whose result the page reads as a decision, the decision `key`
+    where the pages call it, or, for a helper whose result the page reads as a decision, the decision `key`
     and the lines that read it; then why, and the numbers."""
 
     def __init__(self, check, why, numbers, key=None):
         self.check, self.key, self.why, self.numbers = check, key, why, dict(numbers)
         self.lines = page_lines(rf"\b{re.escape(key)}\b" if key else rf"\bclaims\.{check}\(")
-        at = (f"docs/index.md line{'s' * (len(self.lines) > 1)} {', '.join(map(str, self.lines))}" if self.lines
-              else "no line of docs/index.md")
+        at = self.lines or "no line of the pages in docs/"
         where = f"read as {key} at {at}" if key else f"called at {at}"
         shown = ", ".join(f"{name} = {value}" for name, value in self.numbers.items())
         super().__init__(f"claims.{check}() ({where}): the sentence it guards does not hold for this data: {why} "
@@ -217,8 +221,7 @@ class Claims:
     # --- which draft is better --------------------------------------------------------------------------------
     def bigger_draft(self):
         """Misconception 2 (a larger, more accurate draft is always better): how our two drafts compare at their best
-        k ('smaller_wins', 'larger_wins' or 'tie') and at the largest k, by the formula and, when timed, by the build
-        machine's clock."""
+        k ('smaller_wins', 'larger_wins' or 'tie') and at the largest k, by the formula."""
         s, l = self.acc[self.small], self.acc[self.large]
         out = {"best": {"larger": order(l["best_speedup"], s["best_speedup"], "times"),
                         "small": s["best_speedup"], "small_k": s["best_k"],
@@ -226,11 +229,6 @@ class Claims:
                "k_max": order(self.row(self.large, self.k_max)["speedup"],
                               self.row(self.small, self.k_max)["speedup"], "times"),
                "large_k_max": self.slow_at_k_max(self.large)}
-        out["wall"] = None
-        if self.measured:
-            rows = {d: measured_row(self.measured["by_draft"][d], self.k_max) for d in self.drafts}
-            out["wall"] = order(rows[self.large]["measured"]["median"], rows[self.small]["measured"]["median"],
-                                "times")
         return out
 
     def self_drafting(self):

@@ -23,14 +23,14 @@ DECISIONS = {
     "greedy_identical": (YES_NO, "lesson_values: every greedy run equal to the target's own greedy output"),
     "bias_visible": (YES_NO, "Claims.resample_bias_visible: resampling's closed-form TV over clear_of_noise × the noise floor"),
     "larger_overlaps": (YES_NO, "lesson_values: the large draft's α above the small draft's at the main prefix"),
+    "pooled_alpha": (("less", "more", "same"), "lesson_values: the small draft's pooled α against its α at E2's "
+                     "prefix"),
     "other_bias": (("more", "less", "same"), "lesson_values: the other prefix's closed-form TV against the main's"),
     "tv_slow": (YES_NO, "Claims.tv_slower: the TV falls slower at small n than at large n"),
     "robust_best_k": (YES_NO, "lesson_values: each draft's best k the same at both ends of its α's 95% interval"),
     "slow_at_k_max.below_one": (YES_NO, "Claims.slow_at_k_max: the large draft below 1× at the largest k"),
     "note.why.inside": (YES_NO, "Claims.measured_best: the pooled α inside that k's 95% interval"),
     "bigger.large_k_max.below_one": (YES_NO, "Claims.bigger_draft: the large draft below 1× at the largest k"),
-    "bigger.wall": (("more", "less", "same"), "Claims.bigger_draft: the large draft's wall clock at the largest k "
-                                              "against the small draft's, as printed"),
     "self_drafting.case": (("slows", "costs", "plain"), "Claims.self_drafting: the large draft at the largest k below 1×, "
                                              "below the best draft's best, or neither"),
     "self_drafting.own_best": (YES_NO, "Claims.self_drafting: the best draft is the large one itself"),
@@ -62,9 +62,8 @@ DECISIONS = {
     "wall.mostly_below": (YES_NO, "lesson_values.wall_decisions: most timed points below the formula's line"),
     "wall.best_slower": (YES_NO, "lesson_values.wall_decisions: the small draft's wall clock at its best k below 1×"),
     "wall.max_slower": (YES_NO, "lesson_values.wall_decisions: the best wall clock of all below 1×"),
-    "wall.costs_above": (YES_NO, "lesson_values.wall_decisions: the large draft's c above the parameter ratio and "
-                                 "v(k_max) above 1"),
     "wall.wasm_closer": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly c nearer the parameter ratio"),
-    "wall.wasm_v_rises": (YES_NO, "lesson_values.wall_decisions: E6's WebAssembly v(k) up from k = 1"),
     "wall.read_share": (("most", "small"), "lesson_values.wall_decisions: reading the weights most of a forward"),
+    "wall.verify_bound": (("compute", "bandwidth"), "lesson_values.wall_decisions: E6's verifying forward at the "
+                          "largest timed k costs more extra time than one read of the weights"),
 }

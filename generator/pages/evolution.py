@@ -39,9 +39,9 @@ def evolution_map(**numbers):
         here = name == HERE
         label = (Markup('<a href="{}">{}</a>').format(section, name) if section
                  else Markup('<span class="c13-offsite">{}</span>').format(name))
+        # a generation of another lesson is marked by its class alone: the page says once what that means
         where = (Markup('<span class="c13-here-mark">你在这里</span>') if here else
-                 Markup('<span class="c13-evo-where">本页有简介，完整的课不在本站</span>') if section else
-                 Markup('<span class="c13-evo-where">不在本站</span>'))
+                 Markup('<span class="c13-evo-where">本页有简介</span>') if section else "")
         number = Markup('<span class="c13-evo-number">相关的数字：{}</span>').format(numbers[key]) if key else ""
         items.append(Markup('<li{}><span class="c13-evo-name">{}</span>{}{}</li>').format(
             Markup(' class="c13-here" aria-current="step"') if here else "", label, where, number))

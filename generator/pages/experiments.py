@@ -1,5 +1,6 @@
 """Per page: find the experiments, give each its file:// notice and its JavaScript-off line, and fill in the
-page's experiment count."""
+page's experiment count: the experiments by number (实验 E2 and 实验 E2 续 are one), each section's heading naming
+its number."""
 import re
 
 from mkdocs.exceptions import PluginError
@@ -8,6 +9,8 @@ SERVE_COMMAND = "make serve"
 # for a reader who has only the built folder; bound to this machine, never to every interface
 SERVE_PLAIN = "python3 -m http.server --bind 127.0.0.1"
 EXPERIMENT_COUNT = "C13EXPERIMENTCOUNTPLACEHOLDER"
+HEADING_END = re.compile(r"</h[23]>")
+NUMBER = re.compile(r"<h[23][^>]*>\s*实验 (E\d+)")
 EXP_OPEN = re.compile(r'<section\b(?=[^>]*\bclass="c13-exp")[^>]*\bid="([^"]+)"[^>]*>')
 
 
@@ -23,17 +26,22 @@ def add_notices(html, page):
     notice += ('<noscript><p class="c13-exp-noscript">JavaScript 已关闭，这里显示的是构建时生成的静态版本。'
                '打开 JavaScript 后，这个实验可以在页面里直接动手运行。</p></noscript>')
     # each experiment's notices go right under its heading (or first, when it has none)
-    out, pos = [], 0
+    out, pos, numbers = [], 0, []
     for m in EXP_OPEN.finditer(html):
         end = html.find("</section>", m.end())
-        head = html.find("</h3>", m.end(), end if end >= 0 else None)
-        cut = head + len("</h3>") if head >= 0 else m.end()
+        head = HEADING_END.search(html, m.end(), end if end >= 0 else len(html))
+        cut = head.end() if head else m.end()
+        number = NUMBER.search(html, m.end(), cut)
+        if not number:
+            raise PluginError(f"{page.file.src_uri}: experiment {m.group(1)} has no heading 实验 E…: number it "
+                              "(a part of another experiment is 实验 E… 续)")
+        numbers.append(number.group(1))
         out += [html[pos:cut], notice]
         pos = cut
     html = "".join(out) + html[pos:]
     if EXPERIMENT_COUNT in html:
         if not sections:
             raise PluginError(f"{page.file.src_uri}: the page asks for its experiment count but has no experiments")
-        html = html.replace(EXPERIMENT_COUNT, str(len(sections)))
+        html = html.replace(EXPERIMENT_COUNT, str(len(set(numbers))))
     page.c13_experiments = sections
     return html

@@ -131,6 +131,18 @@ def _verify_steps(ctx):
     return {"replay": ctx["replay"], "labels": ctx["labels"], "id": "e4-verify"}
 
 
+@figure("svg_when_faster", "when_faster", "when speculation pays: the small draft's formula speedup against the cost v "
+        "of the verifying forward, with the anchor's and the build machine's v")
+def _when_faster(ctx):
+    acc = ctx["acc_s"]
+    k = acc["best_k"]
+    machines = [{"label": "锚点（屋顶线估计）", "v": ctx["v_anchor"]}]
+    for label, timed in (("构建机 PyTorch（v 实测）", ctx["timings"]), ("构建机 WebAssembly（v 实测）", ctx["wasm_timed"])):
+        if timed and k in timed["v"]:
+            machines.append({"label": label, "v": timed["v"][k]["median"]})
+    return {"id": "when-faster-plot", "alpha": acc["alpha"], "c": acc["c"], "k": k, "machines": machines}
+
+
 @figure("svg_measured_costs", "measured_costs", "the build machine's measured speedups beside the formula's",
         when=_measured)
 def _measured_costs(ctx):

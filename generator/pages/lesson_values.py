@@ -7,7 +7,7 @@ made (generator/pages/context.py), so they can use its drafts by size and its me
 import math
 
 from .evolution import evolution_map_of_page, here_position
-from .claims import SAME_SIZE, order
+from .claims import CLEAR_OF_NOISE, SAME_SIZE, order
 from .measured import measured_row
 from .papers_table import papers_rows
 from .templates import section_of
@@ -28,7 +28,6 @@ ABOUT = {
     "replay_k": "the recorded run's k (c13.json → replay → k)",
     "positions": "the anchor's positions in one verify forward, k + 1 (E1)",
     "anchor_k": "the anchor's draft tokens per round, one fewer than its verified positions (E3's table)",
-    "replay_positions": "the positions of the recorded run's verify forward, its k + 1",
     "bits_per_param": "the anchor's bits per parameter",
     "kimi_section": "the section of Kimi K3's report on caching only the drafts' projected inputs",
     "vocab": "our tokenizer's vocabulary size",
@@ -66,7 +65,6 @@ ABOUT = {
     "evolution_map": "the evolution map's list (evolution.py), with the numbers the page sets as drove_KEY",
     "evolution_here": "this lesson's place on the evolution map",
     "timings": "the build machine's timings when usable, else None (measured.py)",
-    "timed_small_max": "the small draft's timed row at the largest k",
     "timed_large_max": "the large draft's timed row at the largest k",
     "timed_small_best": "the small draft's timed row at its best k by the formula",
     "timed_small": "the timed small draft by its own size (stale timings too)",
@@ -100,8 +98,13 @@ ABOUT = {
     "greedy_differ": "how many greedy runs differ from the target's own output",
     "bias_visible": "decision: claims.resample_bias_visible(), resampling's bias clear of the noise",
     "larger_overlaps": "decision: the large draft's α above the small draft's at the main prefix, as printed",
+    "noise_rule": "widgets/thresholds.json clear_of_noise: a TV above this many times the noise floor is bias",
+    "pooled_alpha": "decision: the small draft's pooled α against its α at E2's prefix, as printed ('less', 'more', "
+                    "'same')",
     "other_bias": "decision: the other prefix's closed-form TV against the main prefix's, as printed",
     "wall": "decisions on the build machine's timings (wall_decisions)",
+    "wasm_verify": "E6's WebAssembly verifying forward at the largest timed k against reading the weights once "
+                   "(verify_costs)",
     **{name: f"{paper}: {what}" for name, paper, what in REPORTED},
 }
 
@@ -213,7 +216,7 @@ def values(ctx):
         "closed_tv": ctx["distributions"][main]["tv_resample_p_closed_form"][small],
         "deficit_main": ctx["distributions"][main]["resample_p_deficit"][small],
         "deficit_other": ctx["distributions"][ctx["other_prefix"]]["resample_p_deficit"][small],
-        "anchor_k": anchor["positions_verified"] - 1, "replay_positions": replay["k"] + 1,
+        "anchor_k": anchor["positions_verified"] - 1,
         "bytes_per_param": anchor["bytes_read_per_token"] / anchor["params_read_per_token"],
         "flops_per_param": anchor["flops_per_position"] / anchor["params_read_per_token"],
         "v_anchor": (anchor["weight_read_ms_per_token"] + anchor["compute_ms_for_positions"])
@@ -234,35 +237,49 @@ def values(ctx):
     out.update({name: dict(ctx["paper_figure"](paper, what), paper=paper) for name, paper, what in REPORTED})
     out["bits_per_param"] = out["bytes_per_param"] * 8
     out["kimi_section"] = section_of(ctx["paper"]("kimi_k3")["also"])
+    out["noise_rule"] = CLEAR_OF_NOISE
     out["deepseek_yield"] = {end: 1 + out["deepseek_acceptance"][end] for end in ("low", "high")}
     out.update(measured_values(ctx, max(ks), acc[small]["best_k"]))
     out.update(conclusions(ctx, out))
+    out["wasm_verify"] = verify_costs(out)
     out["wall"] = wall_decisions(ctx, out)
     return out
+
+
+def verify_costs(named):
+    """Where E6's WebAssembly forward sits when it verifies k + 1 positions (the largest timed k), judged by measured
+    times: `extra_ms` what verifying costs over writing one token, (v(k) − 1) × one forward; `read_ms` reading the
+    target's weights once (the probe); `over_read` their ratio; `positions` k + 1. None without both timings."""
+    wasm, roof = named["wasm_timed"], named["roof_read"]
+    if not (wasm and roof):
+        return None
+    k = named["k_last"]
+    extra = (wasm["v"][k]["median"] - 1) * wasm["target_ms"]["median"]
+    return {"extra_ms": extra, "read_ms": roof["ms"], "over_read": extra / roof["ms"], "positions": k + 1}
 
 
 def wall_decisions(ctx, named):
     """The decisions the sentences on the build machine's timings follow (None where they have no timings):
     best_slower (the small draft's wall clock at its best k below 1× as printed), max_slower (the best wall clock
     of all below 1×), mostly_below (most timed points below the formula's line), wasm_closer (E6's WebAssembly c
-    nearer the parameter ratio than torch's), wasm_v_rises (its v(k) up from k = 1 to the largest timed k),
-    read_share ('most': reading the weights is most of its one-position forward, else 'small'), costs_above (the
-    large draft's c above the parameter ratio and v(k_max) above 1), relaxed_simd (E6's timed forward the relaxed-SIMD
+    nearer the parameter ratio than torch's),
+    read_share ('most': reading the weights is most of its one-position forward, else 'small'), verify_bound
+    ('compute' when verifying k + 1 positions costs more extra time than reading the weights once, else 'bandwidth'),
+    relaxed_simd (E6's timed forward the relaxed-SIMD
     build)."""
     mc, timings, wasm, roof = ctx["measured"], named["timings"], named["wasm_timed"], named["roof_read"]
     out = {"mostly_below": mc["summary"]["below_prediction"] * 2 > mc["summary"]["rows"] if mc else None}
     if timings:
-        large = timings["by_draft"][ctx["large_draft"]]
         out.update(best_slower=order(named["timed_small_best"]["measured"]["median"], 1, "times") == "less",
-                   max_slower=order(timings["summary"]["max_measured"], 1, "times") == "less",
-                   costs_above=large["c"]["median"] > large["c_params"] and timings["v"][named["k_max"]]["median"] > 1)
+                   max_slower=order(timings["summary"]["max_measured"], 1, "times") == "less")
     if wasm:
-        k_last, small = named["k_last"], ctx["small_draft"]
+        small = ctx["small_draft"]
         out.update(relaxed_simd=wasm.get("simd") == "relaxed",
-                   wasm_closer=wasm["c"][small]["median"] < named["timed_small"]["c"]["median"],
-                   wasm_v_rises=wasm["v"][k_last]["median"] > wasm["v"][1]["median"])
+                   wasm_closer=wasm["c"][small]["median"] < named["timed_small"]["c"]["median"])
     if roof:
         out["read_share"] = "most" if roof["ms"] * 2 > wasm["target_ms"]["median"] else "small"
+    if named["wasm_verify"]:  # the verifying forward's extra work against one read of the weights
+        out["verify_bound"] = "compute" if named["wasm_verify"]["over_read"] > 1 else "bandwidth"
     return out
 
 
@@ -277,6 +294,7 @@ def conclusions(ctx, named):
         "greedy_differ": ctx["greedy"]["total"] - ctx["greedy"]["identical"],
         "bias_visible": claims.resample_bias_visible(),
         "larger_overlaps": order(alpha[ctx["large_draft"]], alpha[ctx["small_draft"]], "pct") == "more",
+        "pooled_alpha": order(ctx["accounting"][ctx["small_draft"]]["alpha"], alpha[ctx["small_draft"]], "pct"),
         "other_bias": order(ctx["distributions"][ctx["other_prefix"]]["tv_resample_p_closed_form"][ctx["small_draft"]],
                             named["closed_tv"], "fixed4"),
         "alpha_noise": claims.alpha_noise(named["replay_k"]),
@@ -298,11 +316,11 @@ def conclusions(ctx, named):
 def measured_values(ctx, k_max, best_k):
     """The build machine's timings: `timings` the usable ones (None when absent or stale); `timed_small`,
     `timed_large` the timed drafts by their own size (also for stale timings: then they may be other models than the
-    page's) and `k_last` the largest timed k; with usable timings `timed_small_max`, `timed_large_max` and
-    `timed_small_best`, the small and large draft's rows at k_max and the small draft's at its best k; `wasm_timed`,
+    page's) and `k_last` the largest timed k; with usable timings `timed_large_max` and
+    `timed_small_best`, the large draft's row at k_max and the small draft's at its best k; `wasm_timed`,
     `js_timed` E6's WebAssembly SIMD and JavaScript forwards timed in Node (None when absent or not usable)."""
     mc = ctx["measured"]
-    out = dict.fromkeys(("timings", "timed_small", "timed_large", "timed_small_max", "timed_large_max",
+    out = dict.fromkeys(("timings", "timed_small", "timed_large", "timed_large_max",
                          "timed_small_best", "k_last", "wasm_timed", "js_timed", "timed_c", "timed_v_first",
                          "timed_target_mb", "formula_at_predicted"))
     if not mc:
@@ -316,7 +334,7 @@ def measured_values(ctx, k_max, best_k):
         engines = (mc["browser"] or {}).get("engines") or {}
         if engines.get("wasm-simd128"):
             out.update(wasm_timed=engines["wasm-simd128"], js_timed=engines.get("js"))
-        out.update(timings=mc, timed_small_max=measured_row(small, k_max), timed_large_max=measured_row(large, k_max),
+        out.update(timings=mc, timed_large_max=measured_row(large, k_max),
                    timed_small_best=measured_row(small, best_k),
                    formula_at_predicted={size: ctx["row"](ctx[f"{size}_draft"], timed["best_predicted"]["k"])["speedup"]
                                          for size, timed in (("small", small), ("large", large))})

@@ -253,15 +253,19 @@ def named_undefined(f, name):
 
 # Chinese characters and full-width punctuation: a line break between two of them is no space (join_wrapped)
 CJK = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\u2014\u2026\u201c\u201d]"
+CJK_STOP = "[。，；：！？）」]"
 
 
 def join_wrapped(markdown):
     """The rendered page with the lines of Chinese the source wraps joined back: a line break between two Chinese
     characters (or full-width punctuation) inside a paragraph reads as no space in Chinese, while Markdown would
-    keep it and a browser show a space. So an author may write one sentence a line. A blank line still ends the
+    keep it and a browser show a space; so does a break after full-width punctuation before a Latin word. So an
+    author may write one sentence a line. A blank line still ends the
     paragraph; a line that starts with anything but a Chinese character or **bold Chinese (a list, a table, a tag,
     a blank) is never joined."""
-    return re.sub(rf"(?<={CJK})\n[ \t]*(?={CJK}|\*\*{CJK})", "", markdown)
+    markdown = re.sub(rf"(?<={CJK})\n[ \t]*(?={CJK}|\*\*{CJK})", "", markdown)
+    # after full-width punctuation no space either, before a Latin word, a number or code (E6 …, `make …`)
+    return re.sub(rf"(?<={CJK_STOP})\n[ \t]*(?=[A-Za-z`]|\d(?!\d*\.\s))", "", markdown)  # not a numbered list
 
 
 def render_page(env, ctx, source, name):

@@ -15,7 +15,9 @@ from generator.shared_sampler import sampler
 from tests.sitelib import drafts_by_size
 
 PREFIX = "/course/c13/"
-EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5", "e6")
+EXPERIMENTS = ("e1", "e2", "tv", "pair", "e3", "e4", "e5")  # the lesson page's (index.html)
+LAB_EXPERIMENTS = ("e6",)  # the measurement lab's (lab.html)
+EXPERIMENT_PAGES = {"index.html": EXPERIMENTS, "lab.html": LAB_EXPERIMENTS}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync",
                  # belt and braces: no host name resolves, so nothing could leave even if something tried
@@ -86,10 +88,10 @@ def opened(browser, url, allow_errors=(), routes=(), **context_args):
 
 
 @contextmanager
-def from_disk(browser, site, settle_ms):
-    """The built page opened from disk (file://), as a reader who double-clicks index.html: yields the page, the
-    URLs it requested and the errors it threw or logged to the console (a module script refused from file:// is
-    one), once it has loaded and settle_ms more have passed."""
+def from_disk(browser, site, settle_ms, name="index.html"):
+    """The built page `name` opened from disk (file://), as a reader who double-clicks it (index.html, lab.html):
+    yields the page, the URLs it requested and the errors it threw or logged to the console (a module script refused
+    from file:// is one), once it has loaded and settle_ms more have passed."""
     context = browser.new_context()
     page = context.new_page()
     requests, errors = [], []
@@ -97,7 +99,7 @@ def from_disk(browser, site, settle_ms):
     page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
     context.on("request", lambda r: requests.append(r.url))
     try:
-        page.goto((site / "index.html").as_uri())
+        page.goto((site / name).as_uri())
         page.wait_for_load_state("load")
         page.wait_for_timeout(settle_ms)
         yield page, requests, errors

@@ -1,4 +1,5 @@
-"""The five experiments in a real browser: Debian's Chromium driven by Playwright for Python.
+"""The experiments in a real browser (E1–E5 on the lesson page, index.html; E6 on the measurement lab's, lab.html):
+Debian's Chromium driven by Playwright for Python.
 
 The site is built once per session (the root conftest's `site`) and served by generator.pages.serve.make_server
 (the `serve` command's server, gzip included) under a sub-path, /course/c13/, on a free port. Every request
@@ -48,6 +49,14 @@ def browser():
 def lesson(browser, served):
     """The lesson page at 1280 × 900, shared by the tests of one module (in their order)."""
     with opened(browser, served + "index.html", viewport=WIDE) as page_and_log:
+        yield page_and_log
+
+
+@pytest.fixture(scope="module")
+def lab(browser, served):
+    """The measurement lab's page (lab.html: the build machine's costs, the roofline, E6) at 1280 × 900, shared by the
+    tests of one module (in their order)."""
+    with opened(browser, served + "lab.html", viewport=WIDE) as page_and_log:
         yield page_and_log
 
 

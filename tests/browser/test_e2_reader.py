@@ -207,7 +207,8 @@ def test_an_invalid_seed_is_replaced_and_the_page_says_so(lesson):
 def test_the_prose_says_which_run_reproduces_the_offline_table(lesson, data):
     page, _ = lesson
     steps = page.inner_text("#e2 ~ ol")
-    assert "按离线检验重跑" in steps and "不会逐位相同" in steps and f"{data['offline']['n']:,}" in steps, steps
+    assert "按离线检验重跑" in steps and "同一量级" in steps and "逐位相同" in steps and f"{data['offline']['n']:,}" in steps, \
+        steps
     assert "结果应当一致" not in steps
     prefixes, drafts = names(data)
     page.check(f"#e2 .c13-controls input[value='{prefixes[0]}']")

@@ -71,7 +71,7 @@ def test_the_caption_says_where_the_mask_comes_from_at_every_k(lesson, data):
 def test_the_mask_is_drawn_as_the_text_says(lesson):
     page, _ = lesson
     prose = page.inner_text("#one-forward ~ p >> nth=2")
-    assert "斜线格 = 是" in prose and "实心格 = 否" in prose
+    assert "斜线格 = 接受" in prose and "实心格 = 拒绝" in prose
     page.fill("#e3 input[type=range]", "4")
     fills = page.evaluate("""() => {
         const svg = [...document.querySelectorAll('#e3 .c13-e3-picture svg')]

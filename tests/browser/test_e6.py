@@ -1,8 +1,8 @@
-"""E6 in the browser: nothing of it loads before the reader presses 开始; a run at T = 0 writes the target's own
-text, every round shown and the reader's measurements consistent with the run; the report shows medians with their
-range over n timed rounds, tokens per second, which forward ran and the clock's step, and 再测一次 adds samples;
-T = 1 finishes; 取消 settles; an over-long prompt is refused before anything loads; legible on a phone in light and
-dark."""
+"""E6 in the browser, on the measurement lab's page (lab.html): nothing of it loads before the reader presses 开始; a
+run at T = 0 writes the target's own text, every round shown and the reader's measurements consistent with the run;
+the report shows medians with their range over n timed rounds, tokens per second, which forward ran and the clock's
+step, and 再测一次 adds samples; T = 1 finishes (pointing to E2 on the lesson page); 取消 settles; an over-long prompt
+is refused before anything loads; legible on a phone in light and dark."""
 import math
 
 import pytest
@@ -42,8 +42,8 @@ def expected_yield(alpha, k):
     return sum(alpha ** i for i in range(k + 1))
 
 
-def test_nothing_of_e6_loads_before_the_reader_starts_it(lesson, data):
-    page, log = lesson
+def test_nothing_of_e6_loads_before_the_reader_starts_it(lab, data):
+    page, log = lab
     assert page.get_attribute("#e6", "data-c13-init") == "done"
     page.locator("#e6 .c13-e6").scroll_into_view_if_needed()
     page.focus("#e6 textarea.c13-e6-prompt")
@@ -64,8 +64,8 @@ def test_nothing_of_e6_loads_before_the_reader_starts_it(lesson, data):
         assert page.input_value("#e6 textarea.c13-e6-prompt") == prompt
 
 
-def test_an_over_long_prompt_is_refused_before_anything_loads(lesson, data):
-    page, log = lesson
+def test_an_over_long_prompt_is_refused_before_anything_loads(lab, data):
+    page, log = lab
     context = data["models"][data["constants"]["target"]]["context"]
     page.fill("#e6 textarea.c13-e6-prompt", "孔明曰：「" * 200)
     page.click("#e6 button:text-is('开始')")
@@ -79,8 +79,8 @@ def test_an_over_long_prompt_is_refused_before_anything_loads(lesson, data):
     assert check.inner_text() == ""  # the message goes once the prompt fits
 
 
-def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lesson, data, served):
-    page, log = lesson
+def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lab, data, served):
+    page, log = lab
     small = data["constants"]["drafts"][0]
     configure(page, draft=small, k=2, temperature=0, n_new=16, prompt=data["replay"]["prompt"])
     state = run(page)
@@ -122,8 +122,8 @@ def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lesson, 
                                                         f"{small}.safetensors", "tokenizer.json"}
 
 
-def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samples(lesson, data):
-    page, log = lesson
+def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samples(lab, data):
+    page, log = lab
     configure(page, k=3, temperature=0, n_new=16, prompt=data["replay"]["prompt"])
     assert run(page)["state"] == "done"
     report = dataset(page, "#e6 .c13-e6-report")
@@ -164,18 +164,19 @@ def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samp
     assert not [u for u in log.requests[requests:] if "/models/" in u]  # nothing downloaded again
 
 
-def test_a_sampled_run_finishes_and_points_to_e2(lesson, data):
-    page, _ = lesson
+def test_a_sampled_run_finishes_and_points_to_e2(lab, data):
+    page, _ = lab
     configure(page, k=3, temperature=1, n_new=16)
     state = run(page, seed=7)
     assert state["state"] == "done" and state["temperature"] == "1" and state["k"] == "3"
     assert "identical" not in state
     verdict = page.locator("#e6 .c13-e6-verdict")
-    assert "同一个分布" in verdict.inner_text() and verdict.locator("a[href='#exp-e2']").count() == 1
+    # E2 is on the lesson page
+    assert "同一个分布" in verdict.inner_text() and verdict.locator("a[href='index.html#exp-e2']").count() == 1
 
 
-def test_cancel_mid_run_settles_and_keeps_the_focus(lesson, data):
-    page, _ = lesson
+def test_cancel_mid_run_settles_and_keeps_the_focus(lab, data):
+    page, _ = lab
     configure(page, k=1, temperature=1, n_new=max(page.evaluate(
         "JSON.parse(document.getElementById('c13-widget-data').textContent).e6.new_tokens")))
     page.fill("#e6 input.c13-seed", "99")
@@ -197,7 +198,7 @@ def test_cancel_mid_run_settles_and_keeps_the_focus(lesson, data):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_e6_is_legible_on_a_phone_after_a_run(browser, served, data, scheme):
-    with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
+    with opened(browser, served + "lab.html", color_scheme=scheme, **PHONE) as (page, _):
         configure(page, k=2, temperature=0, n_new=16)
         assert run(page)["state"] == "done"
         page.evaluate("document.fonts.ready")
@@ -212,12 +213,12 @@ def test_e6_is_legible_on_a_phone_after_a_run(browser, served, data, scheme):
 
 
 def test_without_javascript_and_from_disk_e6_shows_the_build_machines_table(browser, served, site):
-    with opened(browser, served + "index.html", java_script_enabled=False) as (page, log):
+    with opened(browser, served + "lab.html", java_script_enabled=False) as (page, log):
         assert page.locator("#e6 .c13-live").count() == 0
         assert page.locator("#e6 .c13-e6-static").is_visible()
         assert "make serve" in page.inner_text("#e6 .c13-e6-static")
         assert not lazy_requests(log)
-    with from_disk(browser, site, 300) as (page, requests, errors):
+    with from_disk(browser, site, 300, "lab.html") as (page, requests, errors):
         assert page.locator("#e6 .c13-exp-notice").is_visible()
         assert page.locator("#e6 .c13-e6-static").is_visible()
         assert not [u for u in requests if any(part in u for part in LAZY)]

@@ -66,7 +66,7 @@ def fixture(tmp_path_factory, data):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_forward_in_chromium_matches_torch_float32(browser, served, fixture, data, engine):
     options, kernel = ENGINES[engine]
-    with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
+    with opened(browser, served + "lab.html", viewport=WIDE) as (page, _):
         result = page.evaluate(REPLAY, {"fixture": fixture, "options": options})
     models = [data["constants"]["target"], *data["constants"]["drafts"]]
     assert sorted(result) == sorted(models)
@@ -79,7 +79,7 @@ def test_the_forward_in_chromium_matches_torch_float32(browser, served, fixture,
 
 def test_a_forward_wasm_that_cannot_be_fetched_falls_back_to_javascript(browser, served):
     routes = [("**/assets/c13/e6/forward*.wasm", lambda route: route.fulfill(status=404, body="missing"))]
-    with opened(browser, served + "index.html", allow_errors=[r"status of 404"], routes=routes,
+    with opened(browser, served + "lab.html", allow_errors=[r"status of 404"], routes=routes,
                 viewport=WIDE) as (page, _):
         got = page.evaluate(MISSING, DRAFTS[0])
     assert got["kernel"] == "js" and "改用 JavaScript" in got["note"] and "HTTP 404" in got["note"], got

@@ -33,7 +33,7 @@ def payload_has_build_roof(page):
 
 @pytest.fixture(scope="module", params=["light", "dark"])
 def after_run(request, browser, served):
-    with opened(browser, served + "index.html", color_scheme=request.param, viewport=WIDE) as (page, log):
+    with opened(browser, served + "lab.html", color_scheme=request.param, viewport=WIDE) as (page, log):
         configure(page, k=K, temperature=0, n_new=NEW)
         start_e6(page)
         state = settle_e6(page)
@@ -111,7 +111,7 @@ def test_the_report_explains_the_regime_c_and_v_from_the_run(after_run, data):
     memory, compute = float(report["regimeMemoryMs"]), float(report["regimeComputeMs"])
     assert report["regime"] == ("compute" if compute > memory else "bandwidth")
     regime = page.inner_text("#e6 .c13-e6-regime")
-    # the page writes every wording (docs/index.md, E6's words); which case each decision took is read, not a phrase
+    # the page writes every wording (docs/lab.md, E6's words); which case each decision took is read, not a phrase
     took = dict(p.split("=") for p in page.get_attribute("#e6 .c13-e6-regime", "data-picked").split())
     assert took["bound"] == report["regime"]
     # judged where the verifying forward sits: k + 1 positions, its measured time against its roof

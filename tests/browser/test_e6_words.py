@@ -1,8 +1,8 @@
-"""E6's report in the page's words (issue 34): docs/index.md writes every paragraph of it, with blanks ([[ run.x ]])
-and every wording of each decision ([% pick run.x %]); the widget fills them (c13-util.js say). Here, in Chromium
-and without running the models: every combination of every paragraph's cases fills into a sentence with no blank or
-pick left and no doubled or empty punctuation, says which cases it took, and a value or case the page lacks is
-refused by name."""
+"""E6's report in the page's words (issue 34), on the measurement lab's page (lab.html): docs/lab.md writes every
+paragraph of it, with blanks ([[ run.x ]]) and every wording of each decision ([% pick run.x %]); the widget fills
+them (c13-util.js say). Here, in Chromium and without running the models: every combination of every paragraph's
+cases fills into a sentence with no blank or pick left and no doubled or empty punctuation, says which cases it took,
+and a value or case the page lacks is refused by name."""
 import re
 
 from tests.test_picks import BROKEN
@@ -39,8 +39,8 @@ def combos(picks):
     return out
 
 
-def test_every_case_of_every_paragraph_fills_into_a_sentence(lesson):
-    page, _ = lesson
+def test_every_case_of_every_paragraph_fills_into_a_sentence(lab):
+    page, _ = lab
     said = paragraphs(page)
     assert {"regime", "c", "v", "end_to_end"} <= set(said)
     for name, (blanks, picks) in said.items():
@@ -54,8 +54,8 @@ def test_every_case_of_every_paragraph_fills_into_a_sentence(lesson):
             assert not re.search(r"undefined|NaN|null", out["text"]), out["text"]
 
 
-def test_a_missing_value_or_case_is_refused_by_name(lesson):
-    page, _ = lesson
+def test_a_missing_value_or_case_is_refused_by_name(lab):
+    page, _ = lab
     blanks, picks = paragraphs(page)["regime"]
     values = {b: 1.0 for b in blanks} | {p: cases[0] if cases[0] not in ("yes", "no") else True
                                          for p, cases in picks}

@@ -17,7 +17,7 @@ def test_a_corrupted_weight_file_is_refused_by_its_sha256_and_the_retry_download
     raw = (site / "assets" / "c13" / "models" / name).read_bytes()
     hits = []
     pattern = f"**/assets/c13/models/{name}"
-    with opened(browser, served + "index.html", viewport=WIDE, routes=[(pattern, serve_bytes(sign_flipped(raw), hits))]) \
+    with opened(browser, served + "lab.html", viewport=WIDE, routes=[(pattern, serve_bytes(sign_flipped(raw), hits))]) \
             as (page, log):
         configure(page, draft=small)
         start_e6(page)
@@ -48,8 +48,8 @@ def test_weights_with_non_finite_logits_give_a_message_naming_the_file_and_are_n
         route.fulfill(status=200, body=html, headers={"content-type": "text/html; charset=utf-8"})
 
     hits = []
-    routes = [("**/course/c13/index.html", page_with_bad_hash), (f"**/assets/c13/models/{name}", serve_bytes(bad, hits))]
-    with opened(browser, served + "index.html", viewport=WIDE, routes=routes) as (page, log):
+    routes = [("**/course/c13/lab.html", page_with_bad_hash), (f"**/assets/c13/models/{name}", serve_bytes(bad, hits))]
+    with opened(browser, served + "lab.html", viewport=WIDE, routes=routes) as (page, log):
         configure(page, draft=small, temperature=1)
         for attempt in (1, 2):
             start_e6(page)
@@ -78,7 +78,7 @@ def test_a_truncated_or_corrupt_file_is_named_in_chinese_and_the_retry_recovers(
             "corrupt-header": b"\xff" * 8 + raw[8:]}[case]
     hits = []
     pattern = f"**/assets/c13/models/{name}"
-    with opened(browser, served + "index.html", viewport=WIDE, routes=[(pattern, serve_bytes(body, hits))]) \
+    with opened(browser, served + "lab.html", viewport=WIDE, routes=[(pattern, serve_bytes(body, hits))]) \
             as (page, log):
         configure(page, draft=small)
         start_e6(page)
@@ -93,7 +93,7 @@ def test_a_truncated_or_corrupt_file_is_named_in_chinese_and_the_retry_recovers(
 
 def test_a_dropped_connection_is_named_in_chinese_and_the_retry_recovers(browser, faulty):
     faults, url = faulty
-    with opened(browser, url + "index.html", viewport=WIDE, allow_errors=[r"ERR_CONTENT_LENGTH_MISMATCH|net::"]) \
+    with opened(browser, url + "lab.html", viewport=WIDE, allow_errors=[r"ERR_CONTENT_LENGTH_MISMATCH|net::"]) \
             as (page, log):
         name = target_name(page)
         faults.set(name, ("drop", 1_500_000))

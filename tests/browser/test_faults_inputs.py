@@ -1,6 +1,7 @@
 """Issue 22, items 4, 6, 7 and part of 9: the editable pair's edge cases (被拒从 p 重抽 on an edited pair, a p on
 one token, #pair=… numbers the address must refuse), E6's temperature, the bytes a run really downloads and a
-cold E6's Pyodide progress, and the dark palette at 1280 px (axe on E6 after a run, TV's noise band)."""
+cold E6's Pyodide progress (E6 on the measurement lab's page, lab.html), and the dark palette at 1280 px (axe on E6
+after a run, TV's noise band on the lesson page)."""
 import pytest
 from browserlib import WIDE, dataset, focused, opened
 from faultlib import RUN_TIMEOUT_MS, configure, downloads, e6_payload, progress, settle_e6, start_e6
@@ -62,7 +63,7 @@ def test_an_address_pair_in_exponent_hex_or_overflowing_numbers_is_refused(brows
 
 
 def test_a_temperature_other_than_0_or_1_does_not_run_as_another(browser, served):
-    with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
+    with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         page.evaluate("""() => { const r = document.querySelector("#e6 .c13-controls input[name$='-temp'][value='1']");
             r.value = '2'; r.checked = true; }""")
         start_e6(page)
@@ -86,7 +87,7 @@ WATCH_PROGRESS = """() => { window.c13Seen = [];
 
 
 def test_a_cold_run_shows_pyodides_progress_and_the_bytes_of_the_files_it_needs(browser, served):
-    with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
+    with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         e6 = e6_payload(page)
         small = e6["drafts"][0]
         need = sum(e6["files"][n] for n in ("tokenizer.json", f"{e6['target']}.safetensors", f"{small}.safetensors"))
@@ -130,11 +131,12 @@ BAND_CONTRAST_JS = """() => {
 
 def test_dark_palette_e6_after_a_run_passes_axe_and_the_tv_band_shows(browser, served):
     from legibility import axe_serious
-    with opened(browser, served + "index.html", viewport=WIDE, color_scheme="dark") as (page, log):
+    with opened(browser, served + "lab.html", viewport=WIDE, color_scheme="dark") as (page, log):  # E6's page
         configure(page, temperature=1)
         start_e6(page)
         assert settle_e6(page)["state"] == "done", progress(page)
         page.focus("#e6 button:text-is('开始')")
         assert axe_serious(page, "#e6") == []
+    with opened(browser, served + "index.html", viewport=WIDE, color_scheme="dark") as (page, log):  # TV's
         page.locator("#tv").scroll_into_view_if_needed()
         assert page.evaluate(BAND_CONTRAST_JS) >= 2.0  # 22 % of the text colour was 1.6:1 on the dark page

@@ -1,6 +1,7 @@
-"""The measured costs (make measure → precomputed/measured.json) in Chromium: at 375 px the narrow drawings show,
-no text under 11 px and no tap target under 24 px, the table reachable in its scroller; at 1280 px the wide
-drawings show and fit; in the dark palette the lines and points follow the theme's colours."""
+"""The measured costs (make measure → precomputed/measured.json) on the measurement lab's page (lab.html) in Chromium:
+at 375 px the narrow drawings show, no text under 11 px and no tap target under 24 px, the table reachable in its
+scroller; at 1280 px the wide drawings show and fit; in the dark palette the lines and points follow the theme's
+colours."""
 import pytest
 from browserlib import PHONE, WIDE, opened
 from legibility import small_targets, small_text
@@ -17,7 +18,7 @@ SHOWN_JS = """(id) => {
 
 @pytest.mark.parametrize("scheme", ("light", "dark"))
 def test_the_measured_figures_read_on_a_phone(browser, served, scheme):
-    with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, log):
+    with opened(browser, served + "lab.html", color_scheme=scheme, **PHONE) as (page, log):
         page.evaluate("document.fonts.ready")
         for fig in FIGURES:
             page.locator(fig).scroll_into_view_if_needed()
@@ -35,7 +36,7 @@ def test_the_measured_figures_read_on_a_phone(browser, served, scheme):
 
 
 def test_the_wide_drawings_show_on_a_desktop(browser, served):
-    with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
+    with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         for fig in FIGURES:
             shown = page.evaluate(SHOWN_JS, fig)
             assert shown["wide"] > 0 and shown["narrow"] == 0, f"{fig}: {shown}"
@@ -55,7 +56,7 @@ COLOURS_JS = """() => {
 def test_the_lines_and_points_follow_the_palette(browser, served):
     seen = {}
     for scheme in ("light", "dark"):
-        with opened(browser, served + "index.html", viewport=WIDE, color_scheme=scheme) as (page, log):
+        with opened(browser, served + "lab.html", viewport=WIDE, color_scheme=scheme) as (page, log):
             seen[scheme] = page.evaluate(COLOURS_JS)
     for scheme, c in seen.items():
         assert c["point"] == c["text"], f"{scheme}: the measured points are not in the text colour: {c}"

@@ -1,16 +1,16 @@
-"""The lesson page in the browser as a whole: each experiment starts once, labels are text, no overflow on a
-phone, no serious accessibility violation in either palette, and the static versions without JavaScript and
-from disk."""
-from browserlib import EXPERIMENTS, WIDE, from_disk, opened, run_main, wait_ready
+"""The lesson page (and, for its experiment, the measurement lab's) in the browser as a whole: each experiment starts
+once, labels are text, no overflow on a phone, no serious accessibility violation in either palette, and the static
+versions without JavaScript and from disk."""
+from browserlib import EXPERIMENT_PAGES, EXPERIMENTS, LAB_EXPERIMENTS, WIDE, from_disk, opened, run_main, wait_ready
 from legibility import axe_serious
 
 
-def test_every_experiment_renders_once(lesson):
-    page, _ = lesson
-    for e in EXPERIMENTS:
-        assert page.get_attribute(f"#{e}", "data-c13-init") == "done", e
-        assert page.locator(f"#{e} > .c13-live").count() == 1, f"{e} was initialised more than once"
-        assert page.locator(f"#{e} .c13-live").first.is_visible()
+def test_every_experiment_renders_once(lesson, lab):
+    for (page, _), experiments in ((lesson, EXPERIMENTS), (lab, LAB_EXPERIMENTS)):
+        for e in experiments:
+            assert page.get_attribute(f"#{e}", "data-c13-init") == "done", e
+            assert page.locator(f"#{e} > .c13-live").count() == 1, f"{e} was initialised more than once"
+            assert page.locator(f"#{e} .c13-live").first.is_visible()
 
 
 def test_a_page_change_initialises_the_new_page_once_and_keeps_the_one_worker(browser, served):
@@ -89,21 +89,24 @@ def test_axe_finds_no_serious_or_critical_violation_dark(browser, served):
 
 
 def test_with_javascript_disabled_every_static_version_is_there(browser, served):
-    with opened(browser, served + "index.html", java_script_enabled=False) as (page, log):
-        for e in EXPERIMENTS:
-            section = page.locator(f"#{e}")
-            assert section.is_visible()
-            assert page.locator(f"#{e} .c13-live").count() == 0
-            assert page.locator(f"#{e} svg, #{e} table").count() >= 1, e
-            assert page.locator(f"#{e} svg:visible, #{e} table:visible").count() >= 1, e
-        assert not [u for u in log.requests if "pyodide" in u or u.endswith(".mjs")]
+    for name, experiments in EXPERIMENT_PAGES.items():
+        with opened(browser, served + name, java_script_enabled=False) as (page, log):
+            for e in experiments:
+                section = page.locator(f"#{e}")
+                assert section.is_visible()
+                assert page.locator(f"#{e} .c13-live").count() == 0
+                assert page.locator(f"#{e} svg, #{e} table").count() >= 1, e
+                assert page.locator(f"#{e} svg:visible, #{e} table:visible").count() >= 1, e
+            assert not [u for u in log.requests if "pyodide" in u or u.endswith(".mjs")]
 
 
 def test_from_disk_the_static_versions_and_the_notice_show_and_nothing_throws(browser, site):
-    with from_disk(browser, site, 500) as (page, requests, errors):
-        assert page.locator("#e2 .c13-exp-notice").is_visible()
-        assert "make serve" in page.inner_text("#e2 .c13-exp-notice") or "serve" in page.inner_text("#e2 .c13-exp-notice")
-        for e in EXPERIMENTS:
-            assert page.locator(f"#{e} svg, #{e} table").count() >= 1, e
-        assert not errors, errors
-        assert not [u for u in requests if "pyodide.asm" in u], "Pyodide must not start from file://"
+    for name, experiments in EXPERIMENT_PAGES.items():
+        with from_disk(browser, site, 500, name) as (page, requests, errors):
+            shown = {"index.html": "e2", "lab.html": "e6"}[name]  # one experiment's notice on each page
+            assert page.locator(f"#{shown} .c13-exp-notice").is_visible(), name
+            assert "serve" in page.inner_text(f"#{shown} .c13-exp-notice"), name
+            for e in experiments:
+                assert page.locator(f"#{e} svg, #{e} table").count() >= 1, e
+            assert not errors, f"{name}: {errors}"
+            assert not [u for u in requests if "pyodide.asm" in u], "Pyodide must not start from file://"

@@ -44,6 +44,15 @@ def press(page, which):
     page.click(f"{BUTTONS} >> nth={ {'prev': 0, 'play': 1, 'next': 2}[which] }")
 
 
+def pick_round(page, index):
+    """E4's replay to round `index` (from 0), with the keys of its button group: the motion follows it."""
+    page.focus("#e4 .c13-e4-bar")
+    page.keyboard.press("Home")
+    for _ in range(index + 1):
+        page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#e4", "data-step") == str(index + 1)
+
+
 def check_round(page, data, index):
     """Walk round `index` from its first step to its last; every step against the recorded round."""
     replay, labels = data["replay"], data["tokenizer"]["labels"]
@@ -99,7 +108,8 @@ def test_the_steps_of_the_bonus_round_and_a_first_token_rejection(lesson, data):
     picks = [next(i for i, r in enumerate(rounds) if r["kind"] == "bonus"),
              next(i for i, r in enumerate(rounds) if r["accepted"] == 0)]
     for index in picks:
-        page.select_option(BLOCK + " select", str(index))
+        pick_round(page, index)
+        assert page.get_attribute(BLOCK, "data-round") == str(index)
         assert page.get_attribute(BLOCK, "data-step") == str(step_count(data["replay"], index))  # the whole round
         check_round(page, data, index)
 
@@ -107,7 +117,7 @@ def test_the_steps_of_the_bonus_round_and_a_first_token_rejection(lesson, data):
 def test_play_runs_to_the_end_and_pause_stops(lesson, data):
     page, _ = lesson
     index = default_round(data["replay"])
-    page.select_option(BLOCK + " select", str(index))
+    pick_round(page, index)
     press(page, "play")  # at the end: starts again from the first step
     assert page.get_attribute(BLOCK, "data-step") == "1"
     assert page.get_attribute(f"{BUTTONS} >> nth=1", "aria-pressed") == "true"
@@ -144,16 +154,15 @@ def test_reduced_motion_gives_steps_only(browser, served, motion):
 def test_the_keyboard_alone_drives_it(browser, served, data):
     with opened(browser, served + "index.html", **PHONE) as (page, _):
         rounds = data["replay"]["rounds"]
-        page.focus("#verify-motion a.headerlink")
-        tab_until(page, lambda f: f["tag"] == "SELECT")
-        page.keyboard.press("Home")
+        page.focus("#e4 .c13-e4-bar")  # the round is E4's: one selector for the experiment
+        page.keyboard.press("ArrowRight")
         assert page.get_attribute(BLOCK, "data-round") == "0"
-        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowRight")
         assert page.get_attribute(BLOCK, "data-round") == "1"
         total = str(step_count(data["replay"], 1))
         assert page.get_attribute(BLOCK, "data-step") == total
-        now = tab_until(page, lambda f: f["tag"] == "BUTTON")
-        assert now["text"].startswith("◀") and now["outline"] != "none"
+        now = tab_until(page, lambda f: f["tag"] == "BUTTON" and f["text"].startswith("◀ 上一步"))
+        assert now["outline"] != "none"
         page.keyboard.press("Enter")
         assert page.get_attribute(BLOCK, "data-step") == str(int(total) - 1)
         tab_until(page, lambda f: f["type"] == "range")
@@ -211,3 +220,18 @@ def test_the_live_first_state_is_the_build_time_figure(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         live = page.eval_on_selector(FIGURE, "n => n.outerHTML")
     assert len(static) > 500 and normalise(live) == normalise(static)
+
+
+def test_one_round_selector_for_the_replay_and_its_motion(lesson, data):
+    """The motion has no round picker of its own: it shows the round E4's replay is on, whole, and before the first
+    round the one it was built on."""
+    page, _ = lesson
+    assert page.locator(BLOCK + " select").count() == 0
+    rounds = data["replay"]["rounds"]
+    for index in (len(rounds) - 1, 2, 0):
+        pick_round(page, index)
+        assert page.get_attribute(BLOCK, "data-round") == str(index)
+        assert page.get_attribute(BLOCK, "data-step") == str(step_count(data["replay"], index))
+    page.focus("#e4 .c13-e4-bar")
+    page.keyboard.press("Home")
+    assert page.get_attribute(BLOCK, "data-round") == str(default_round(data["replay"]))

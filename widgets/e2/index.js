@@ -135,7 +135,7 @@ function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint 
     if (!scheme) { guessHint().focus?.(); return; }
     const dist = widget.current();
     const options = { schemeNames: widget.schemeNames, noise: store.noise, labels: data.labels, withFeedback,
-      columns: widget.columns(), largeRun: Math.max(...widget.liveSizes) };
+      columns: widget.columns(), largeRun: Math.max(...widget.liveSizes), limit: data.thresholds.clear_of_noise };
     await execute(widget, area, { dist, scheme, n, seed: seedOf(), chunk: n >= 100_000 ? 10_000 : 2_000 },
       (result, wallMs) => {
         showRun(area, result, dist, wallMs, options);

@@ -77,23 +77,31 @@ export async function execute(widget, area, { dist, scheme, n, seed, chunk }, do
   }
 }
 
-function feedback(result, dist, floor, labels) {
+/** The prediction's feedback by the lesson's one rule (widgets/thresholds.json clear_of_noise, `limit`): a TV more
+ *  than `limit` times the noise floor is bias, one below it cannot be told from noise. The scheme only adds why. */
+function feedback(result, dist, floor, labels, limit) {
   const ratio = result.tv / floor;
-  const biased = result.scheme === "resample_p";
-  let text;
-  if (biased) {
+  const bias = ratio > limit;
+  const wrong = result.scheme === "resample_p";
+  const head = `TV 是噪声基准的 ${fixed(ratio, 2)} 倍，${bias ? "超过" : "不到"} ${fixed(limit, 0)} 倍`;
+  let mark, text;
+  if (wrong) {
     const { token } = dist.deficit;
     const share = result.counts[token] / result.n;
-    text = [`TV 是噪声基准的 ${fixed(ratio, 1)} 倍：输出不是 p。共有的那部分被算了两次，目标喜欢而草稿很少提出的 token 出得太少——` +
-      "例如 ", tok(labels, token), `：p 给它 ${prob(dist.p[token])}，草稿只给 ${prob(dist.q[token])}，这次输出只有 ${prob(share)}。答案应当是残差。`];
+    const example = ["例如 ", tok(labels, token), `：p 给它 ${prob(dist.p[token])}，草稿只给 ${prob(dist.q[token])}，` +
+      `这次输出只有 ${prob(share)}。答案应当是残差。`];
+    mark = bias ? "✗ 偏了。" : "✗ 还看不出，但偏了。";
+    text = [bias ? `${head}：是偏差，输出不是 p。共有的那部分被算了两次，目标喜欢而草稿很少提的 token 出得太少——` :
+      `${head}：这么多次，总的 TV 还分不出偏差；可单看一个 token 就不是噪声——`, ...example];
   } else {
-    text = [`TV 是噪声基准的 ${fixed(ratio, 2)} 倍——和直接从 p 抽一样大，差别只是抽样噪声：输出就是 p。`];
+    mark = bias ? "？ 少见。" : "✓ 对了。";
+    text = [bias ? `${head}：这样的种子很少见，换一个再跑。` : `${head}：和直接从 p 抽分不开，差别只是抽样噪声，输出就是 p。`];
   }
-  return el("p", { class: `c13-feedback ${biased ? "c13-bad" : "c13-good"}` },
-    el("strong", { text: biased ? "✗ 偏了。" : "✓ 对了。" }), ...text);
+  return el("p", { class: `c13-feedback ${wrong ? "c13-bad" : bias ? "" : "c13-good"}`.trim() },
+    el("strong", { text: mark }), ...text);
 }
 
-/** What a finished run shows. options: {schemeNames, noise(dist, n), labels, withFeedback, columns}. */
+/** What a finished run shows. options: {schemeNames, noise(dist, n), labels, withFeedback, columns, limit}. */
 export function showRun(area, result, dist, wallMs, options) {
   const floor = options.noise(dist, result.n);
   const list = el("dl", { class: "c13-dl" });
@@ -115,7 +123,7 @@ export function showRun(area, result, dist, wallMs, options) {
         "要逐位相同，用下面的“按离线检验重跑”。"));
   }
   if (result.scheme === "resample_p") row("闭式偏差", `½·Σ|min(p, q) − α·p| = ${fixed(dist.closedTV, 4)}（无穷多次时的 TV）`);
-  fill(area.summary, list, options.withFeedback ? feedback(result, dist, floor, options.labels) : null);
+  fill(area.summary, list, options.withFeedback ? feedback(result, dist, floor, options.labels, options.limit) : null);
   Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), n: String(result.n), seed: String(result.seed),
     scheme: result.scheme, noise: String(floor), acceptance: String(result.acceptance_rate), ms: String(result.ms) });
   drawHistogram(area.figure, { dist, labels: options.labels, n: options.columns, counts: result.counts, total: result.n,

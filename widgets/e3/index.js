@@ -16,14 +16,23 @@ function maskSentence(chosen, k) {
   return `${where}：${yes} 个接受，${no} 个拒绝${blankText}。`;
 }
 
+/** A ratio as the size table prints it: two decimals below 10, a whole number above. */
+function ratio(x) {
+  return x < 10 ? x.toFixed(2) : num(Math.round(x));
+}
+
+/** The sizes of the picture, each against k + 1: the real ratio, and the ratio of the edges as drawn (on a log
+ *  scale, so that V fits beside k + 1). */
 function sizeTable(V, k) {
   const rows = [["k + 1", "一次前向验的位置数", k + 1], ["k", "每轮草稿 token 数", k], ["V", "词表大小", V]];
+  const base = edgeLength(k + 1);
   return el("table", { class: "c13-mini" },
-    el("caption", { text: "这张图里的尺寸" }),
-    el("thead", null, el("tr", null, ["符号", "含义", "值", "边长（对数）"].map((h) => el("th", { scope: "col", text: h })))),
+    el("caption", { text: "这张图里的尺寸，都和 k + 1 比" }),
+    el("thead", null, el("tr", null, ["符号", "含义", "值", "真实的倍数", "画出的边长的倍数"]
+      .map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", null, rows.map(([symbol, meaning, value]) => el("tr", null, el("td", { text: symbol }),
-      el("td", { text: meaning }), el("td", { text: num(value) }),
-      el("td", { text: `${edgeLength(value).toFixed(0)} 单位` })))));
+      el("td", { text: meaning }), el("td", { text: num(value) }), el("td", { text: ratio(value / (k + 1)) }),
+      el("td", { text: ratio(edgeLength(value) / base) })))));
 }
 
 function controls(gid, state, realV, smallV, ks, draw) {

@@ -9,8 +9,7 @@ import { BYTES_NOTE, isByteLabel, plainText, replayText } from "../figures/repla
 
 const PLAY_INTERVAL_MS = 1100;
 // what the keys do, written once: the hint under the buttons says it and the group is described by that hint
-const KEYS = "键盘：焦点在这组按钮上时，← → 换一轮，Home / End 到开头或最后，P 播放或暂停" +
-  "（焦点在按钮组本身、不在某个按钮上时，空格也播放或暂停；在按钮上，空格和回车按下这个按钮）。";
+const KEYS = "键盘：焦点在这组按钮上时，← → 换一轮，Home / End 到开头或最后，P 播放或暂停（焦点在按钮组本身时，空格也播放或暂停）。";
 
 /** A token in its box; a byte token (‹E6 A2›) carries the explanation of bytes as its tooltip. */
 function token(labels, id) {
@@ -170,6 +169,9 @@ export function render(section, data) {
   const outcome = el("p", { class: "c13-outcome" });
   live.append(info, bar, keys, totals, legend(), textBox, el("h4", { text: "这一轮" }), outcome, roundBox);
   bindKeys(bar, state, total, go, playback);
+  // the verify motion below follows this replay's round (before the first round: the round it was built on)
+  const motion = motionBlock ? mountVerifyMotion(motionBlock, data) : null;
+  const builtRound = motionBlock ? Number(motionBlock.querySelector(".c13-verify")?.dataset.round ?? 0) : 0;
 
   function draw() {
     const step = state.step;
@@ -180,9 +182,9 @@ export function render(section, data) {
     showTextUpTo(textBox, replay, labels, step);
     markEnds(buttons, step, total);
     showRound(outcome, roundBox, labels, rounds, step, k);
+    motion?.showRound(step > 0 ? step - 1 : builtRound);
   }
 
   draw();
-  if (motionBlock) mountVerifyMotion(motionBlock, data);
   section.classList.add("c13-is-live");
 }

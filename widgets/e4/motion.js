@@ -1,5 +1,6 @@
-// E4 · the verify motion: one recorded round of the replay, step by step. The reader picks the round,
-// steps with buttons or the slider, or plays it; every step is drawn by widgets/figures/verify_steps.mjs (the
+// E4 · the verify motion: one recorded round of the replay, step by step. The round is the one E4's replay is on
+// (one round selector for the whole experiment: E4 calls showRound); the reader steps with buttons or the slider,
+// or plays it; every step is drawn by widgets/figures/verify_steps.mjs (the
 // function that drew the build-time version, so the first state here is the static one: the whole round). Under
 // prefers-reduced-motion the steps change without any animation (widgets/css/e4.css turns them off).
 import { el, fromMarkup, uid } from "../c13-util.js";
@@ -7,50 +8,40 @@ import { roundSteps, verifySteps } from "../figures/verify_steps.mjs";
 
 const STEP_MS = 1000;
 
-/** The round picker's words for one round: how many were accepted and how it ended. */
-function roundName(round, i, k) {
-  const end = round.kind === "bonus" ? `${k} 个全部接受` : `位置 ${round.accepted + 1} 被拒`;
-  return `第 ${i + 1} 轮：${end}`;
-}
-
-function controls(gid, replay, actions) {
+function controls(gid, actions) {
   const button = (text, onclick) => el("button", { type: "button", class: "md-button c13-small", text, onclick });
-  const select = el("select", { id: `${gid}-round`, class: "c13-v-select", onchange: actions.pick },
-    replay.rounds.map((round, i) => el("option", { value: i, text: roundName(round, i, replay.k) })));
   const slider = el("input", { type: "range", id: `${gid}-step`, class: "c13-v-slider", min: 1, step: 1,
     oninput: actions.slide });
   const buttons = { prev: button("◀ 上一步", actions.prev), play: button("▶ 播放", actions.toggle),
     next: button("下一步 ▶", actions.next) };
   const field = (text, control) => el("span", { class: "c13-v-field" }, el("label", { for: control.id, text }), control);
-  const box = el("div", { class: "c13-v-controls" }, field("看哪一轮", select),
+  const box = el("div", { class: "c13-v-controls" },
     el("div", { class: "c13-buttons", role: "group", "aria-label": "逐步控制" }, Object.values(buttons)),
     field("第几步", slider));
-  return { box, select, slider, buttons };
+  return { box, slider, buttons };
 }
 
-/** Turn the static figure inside `block` into the verify motion. data: the page's widget data. */
+/** Turn the static figure inside `block` into the verify motion. data: the page's widget data. Returns
+ *  {showRound(i)}: show round i (from 0) whole, as E4's replay moves; null when the block has no figure. */
 export function mountVerifyMotion(block, data) {
   const figure = block.querySelector(".c13-verify");
-  if (!figure) return;
+  if (!figure) return null;
   const { replay, labels } = data;
   const gid = uid("e4-verify");
   const state = { round: Number(figure.dataset.round), step: Number(figure.dataset.step), timer: null };
   const steps = () => roundSteps(replay, labels, state.round);
-  const { box, select, slider, buttons } = controls(gid, replay, {
-    pick: () => { stop(); state.round = Number(select.value); state.step = steps().length; draw(); },
+  const { box, slider, buttons } = controls(gid, {
     slide: () => { stop(); go(Number(slider.value)); },
     prev: () => { stop(); go(state.step - 1); },
     next: () => { stop(); go(state.step + 1); },
     toggle: () => toggle(),
   });
   const status = el("p", { class: "c13-v-status", role: "status" });
-  const hint = el("p", { class: "c13-hint", text: "一开始显示的是这一轮的全貌。按“播放”从第一步看起，或者用“上一步 / 下一步”" +
-    "和滑块一步一步走（滑块上用方向键）；换一轮用上面的选择框。" });
+  const hint = el("p", { class: "c13-hint", text: "这里跟着上面的回放换轮，先显示整轮；按“播放”，或用“上一步 / 下一步”和滑块逐步看。" });
   // the controls, the status and the figure in a live box of their own (the widgets' control styles and focus ring)
   const live = el("div", { class: "c13-live c13-v-live" });
   figure.before(live);
   live.append(box, hint, status, figure);
-  select.value = String(state.round);
   let current = figure;
 
   function go(step) {
@@ -93,4 +84,13 @@ export function mountVerifyMotion(block, data) {
 
   draw(true);
   block.classList.add("c13-verify-live");
+  return {
+    showRound(i) {
+      if (i === state.round) return;
+      stop();
+      state.round = i;
+      state.step = steps().length;
+      draw();
+    },
+  };
 }

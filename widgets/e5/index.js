@@ -7,11 +7,10 @@
 // speedup it prints says what it is (data-kind, title): the lesson's formula (v = 1) by default. Beside the sliders a
 // choice of costs (COSTS) puts the build machine's measured c and v(k) into the formula instead, E[N] / (k·c + v(k))
 // (data.e5_costs, from measured.json: torch, with its measured wall-clock speedups drawn on the curve for a loaded
-// draft; E6's WebAssembly forward in Node) or, once E6 ran in this page (its event, c13-util.js E6_MEASURED), the
-// reader's own c and v(k) at the k E6 ran, with E6's model-time speedup as the point: the c slider then stands still
-// at the measured c of the loaded draft (the last one loaded when α was moved by hand). The static version (the
-// build-time plot) stays the lesson's formula.
-import { E6_MEASURED, el, fill, fixed, fromMarkup, mount, num, pct, speed, times, trim, uid } from "../c13-util.js";
+// draft; E6's WebAssembly forward in Node): the c slider then stands still at the measured c of the loaded draft (the
+// last one loaded when α was moved by hand). The reader's own costs are E6's, on the lab page (docs/lab.md). The
+// static version (the build-time plot) stays the lesson's formula.
+import { el, fill, fixed, fromMarkup, mount, num, pct, speed, stash, times, trim, uid } from "../c13-util.js";
 import { bestK, expectedYield, measuredSpeedup, rowPoint, sliderPlot, sliderValues, speedup, wallClockPoint }
   from "../figures/speedup.mjs";
 
@@ -21,14 +20,11 @@ const COSTS = [
   { key: "lesson", label: "课上：v = 1，c 用滑块" },
   { key: "torch", label: "构建机实测：PyTorch", name: "构建机 PyTorch " },
   { key: "wasm", label: "构建机实测：WebAssembly（Node）", name: "构建机 WebAssembly 前向" },
-  { key: "reader", label: "你的机器：E6 的实测", name: "你的机器（E6）" },
 ];
-const READER_KERNELS = { "wasm-simd128": "WebAssembly SIMD", js: "JavaScript" };
 
 /** Why a choice of costs cannot be made here (Chinese), or null: no measured.json, stale, no WebAssembly timings. */
-export function costsProblem(costs, key, reader) {
+export function costsProblem(costs, key) {
   if (key === "lesson") return null;
-  if (key === "reader") return reader?.kernel ? null : "“你的机器”要等你在 E6 里跑完：先在 E6 里跑一次。";
   if (!costs || costs.reason) return costs?.reason ?? "这次构建没有构建机的实测。";
   return costs[key] ? null : costs[`${key}Reason`] ?? "没有这组实测。";
 }
@@ -37,13 +33,11 @@ export function render(section, data) {
   const acc = data.accounting.drafts;
   const drafts = data.drafts;
   const ks = data.constants.ks;
-  const runs = data.accounting.prompts.length * data.accounting.seeds.length;
   const mtp = { low: Number(section.dataset.mtpAlpha), high: Number(section.dataset.mtpAlphaHigh) };
   const first = acc[drafts[0]];
   const state = { alpha: first.alpha, c: first.c, k: first.best_k, draft: drafts[0], costs: "lesson",
     costDraft: drafts[0] };
   const costs = data.e5_costs;
-  const reader = readerCosts(() => draw());
   const gid = uid("e5");
   const live = mount(section, "c13-e5");
 
@@ -54,7 +48,10 @@ export function render(section, data) {
   const { readout, yieldOut, speedParts } = readoutBox(gid);
   const noteBox = el("p", { class: "c13-hint c13-e5-note" });
   const figure = el("figure", { class: "c13-fig" });
-  live.append(controls, presets, readout, noteBox, figure, costDefinition(data, runs));
+  live.append(controls, presets, readout, noteBox, figure);
+  // the live plot draws what the build-time one drew (and more): that one folds away, the tables stay
+  const builtPlot = section.querySelector(":scope figure.c13-fig:has(#e5-plot)");
+  if (builtPlot) stash(section, [builtPlot], "静态版本：构建时的图");
 
   function set(values) {
     Object.assign(state, values);
@@ -65,8 +62,8 @@ export function render(section, data) {
 
   function draw() {
     const { alpha, k } = state;
-    choice.refresh(costs, reader);
-    const cost = measuredCosts(state, costs, ks, data.roles, reader);
+    choice.refresh(costs);
+    const cost = measuredCosts(state, costs, ks, data.roles);
     const c = cost ? cost.c : state.c;
     sliders.c.input.disabled = Boolean(cost);  // changed only by the choice of costs, never while focused
     sliders.alpha.out.textContent = trim(alpha, 3);
@@ -129,19 +126,11 @@ function readoutBox(gid) {
   return { readout, yieldOut, speedParts: { speedLine, speedLabel, speedOut } };
 }
 
-/** The hint under the plot: what c is on our models (each draft's), and what the tables' N (of `runs` runs) are. */
-function costDefinition(data, runs) {
-  const acc = data.accounting.drafts;
-  return el("p", { class: "c13-hint", text: "c 在我们的模型上的定义：草稿一次前向读的权重 ÷ 目标一次前向读的权重（按参数量）。" +
-    data.drafts.map((d) => `${data.roles[d]} c = ${acc[d].c.toFixed(3)}`).join("，") + `。下面两张表里的 N 是 ${runs} 次真实运行的实测；` +
-    "两列加速都是这个公式（v = 1）：一列代入公式的 N，一列代入实测的 N。构建机上量出的真实代价和墙钟加速在下一节。" });
-}
-
 /** The speed readout: the lesson's formula, or the formula with the chosen measured costs (none at a k they lack). */
 function showSpeed({ speedLine, speedLabel, speedOut }, { alpha, k }, c, cost) {
   const vk = cost ? cost.v[cost.ks.indexOf(k)] : 1;
   const s = vk === undefined ? null : cost ? measuredSpeedup(alpha, c, k, vk) : speedup(alpha, c, k);
-  speedOut.textContent = s === null ? `—（还没有 k = ${k} 的 v(k)：在 E6 里用 k = ${k} 跑一次）` : times(s);
+  speedOut.textContent = s === null ? `—（构建机没有量 k = ${k} 的 v(k)：换一个 k）` : times(s);
   if (s === null) delete speedOut.dataset.value;
   else speedOut.dataset.value = String(s);
   // the readout's kind, once for every value it shows
@@ -152,22 +141,8 @@ function showSpeed({ speedLine, speedLabel, speedOut }, { alpha, k }, c, cost) {
   fill(speedLine, speedLabel, kind);
 }
 
-/** The reader's own costs, from each E6 report on this page (c13-util.js E6_MEASURED): c per draft, v(k) per k,
- *  E6's model-time speedups per draft and k; onChange after each. */
-function readerCosts(onChange) {
-  const reader = { kernel: null, lastDraft: null, c: {}, v: {}, points: {} };
-  document.addEventListener(E6_MEASURED, ({ detail: d }) => {
-    Object.assign(reader, { kernel: d.kernel, lastDraft: d.draft });
-    reader.c[d.draft] = d.c;
-    reader.v[d.k] = d.v;
-    reader.points[d.draft] = { ...reader.points[d.draft], [d.k]: { k: d.k, ...d.speedupModel } };
-    onChange();
-  });
-  return reader;
-}
-
-/** The radio group of COSTS: {box, check(key), refresh(costs, reader)}; a choice that cannot be made is disabled,
- *  with why under the choices (only "your machine" ever changes: enabled once E6 reported). */
+/** The radio group of COSTS: {box, check(key), refresh(costs)}; a choice that cannot be made is disabled, with why
+ *  under the choices. */
 function costChoice(gid, state, onChange) {
   const choices = COSTS.map((ch) => ({ ...ch, input: el("input", { type: "radio", name: `${gid}-costs`,
     value: ch.key, checked: ch.key === state.costs, onchange: () => { state.costs = ch.key; onChange(); } }) }));
@@ -177,10 +152,10 @@ function costChoice(gid, state, onChange) {
   return {
     box,
     check: (key) => { for (const ch of choices) ch.input.checked = ch.key === key; },
-    refresh: (costs, reader) => {
+    refresh: (costs) => {
       const problems = new Set();
       for (const ch of choices) {
-        const problem = costsProblem(costs, ch.key, reader);
+        const problem = costsProblem(costs, ch.key);
         ch.input.disabled = Boolean(problem);
         if (problem) problems.add(problem);
       }
@@ -201,8 +176,7 @@ function drawPlot(figure, state, c, cost, data) {
   const points = cost ? cost.points?.map((p) => wallClockPoint(p, values[ks.indexOf(p.k)])) ?? null :
     lessonPoints ? lessonPoints.rows.map((r) => rowPoint(r, lessonPoints.c, lessonPoints.alpha)) : null;
   const best = cost ? costBest : bestK(alpha, c, ks);
-  const pointsName = cost ? `${cost.key === "reader" ? "你的机器" : "构建机"}实测的墙钟加速（${data.roles[cost.draft]}，` +
-    `${cost.key === "reader" ? "只算模型时间，E6 那次运行的 α" : "中位数"}，竖线最小–最大）` : data.roles[draft];
+  const pointsName = cost ? `构建机实测的墙钟加速（${data.roles[cost.draft]}，中位数，竖线最小–最大）` : data.roles[draft];
   const plot = fromMarkup(sliderPlot({ alpha, c, k, ks, id: uid("e5-live"), points, pointsName, v: cost?.v,
     costs: cost?.name }));
   fill(figure, plot, el("figcaption", { text: cost ? costCaption(state, c, best, cost, data.roles) :
@@ -214,18 +188,9 @@ function drawPlot(figure, state, c, cost, data) {
 /** The measured costs the choice puts into the formula, or null for the lesson's: the loaded draft's c (the last
  *  one loaded when α was moved by hand), v(k) over ks, where they come from; with torch, the draft's measured
  *  wall-clock speedups when a draft is loaded (α is then its α). */
-export function measuredCosts(state, costs, ks, roles, reader) {
-  if (state.costs === "lesson" || costsProblem(costs, state.costs, reader)) return null;
+export function measuredCosts(state, costs, ks, roles) {
+  if (state.costs === "lesson" || costsProblem(costs, state.costs)) return null;
   const name = COSTS.find((ch) => ch.key === state.costs).name;
-  if (state.costs === "reader") {
-    // the reader's c of the loaded draft when E6 ran it, else of the draft E6 ran last; v(k) at the ks E6 ran
-    const draft = reader.c[state.costDraft] !== undefined ? state.costDraft : reader.lastDraft;
-    const measuredKs = ks.filter((k) => reader.v[k] !== undefined);
-    const where = `你的机器，E6 的 ${READER_KERNELS[reader.kernel] ?? reader.kernel} 前向`;
-    const points = state.draft === draft && reader.points[draft] ? Object.values(reader.points[draft]) : null;
-    return { key: "reader", name, draft, role: roles[draft], c: reader.c[draft], ks: measuredKs,
-      v: measuredKs.map((k) => reader.v[k]), where, wallClock: `${where}，只算模型时间`, points };
-  }
   const chosen = costs[state.costs];
   const v = ks.map((k) => chosen.v[costs.ks.indexOf(k)]);
   const points = state.draft === state.costDraft ? chosen.points?.[state.costDraft] ?? null : null;
@@ -242,11 +207,10 @@ function formulaNote(text) {
 /** The line under the readout with measured costs: whose c and v(k); the measured wall clock at this k. */
 function costNote({ k, draft }, cost, acc, roles) {
   const parts = [`c = ${fixed(cost.c, 3)} 是${cost.role} ${cost.draft} 的实测中位数（参数比 ${fixed(acc[cost.draft].c, 3)}），` +
-    `v(k) 是目标验 k + 1 个位置 ÷ 一次前向的实测中位数（${cost.where}）。` +
-    (cost.key === "reader" ? `E6 量过的 k：${cost.ks.join("、")}；曲线只画这些 k，别的 k 在 E6 里换 k 再跑一次。` : "")];
+    `v(k) 是目标验 k + 1 个位置 ÷ 一次前向的实测中位数（${cost.where}）。`];
   const point = cost.points?.find((p) => p.k === k);
   if (point) {
-    parts.push(`k = ${k} 时${cost.key === "reader" ? "你的机器（只算模型时间）" : "构建机"}实测的墙钟加速：`,
+    parts.push(`k = ${k} 时构建机实测的墙钟加速：`,
       speed(times(point.median), "wall-clock", cost.wallClock),
       `（最小–最大 ${fixed(point.min, 2)}–${fixed(point.max, 2)}）。`);
   } else if (cost.key === "torch" && draft !== cost.draft) {
@@ -258,8 +222,7 @@ function costNote({ k, draft }, cost, acc, roles) {
 function costCaption({ alpha, k }, c, best, cost, roles) {
   return `α = ${trim(alpha, 3)}、c = ${trim(c, 3)}（${roles[cost.draft]}实测）时，公式代入${cost.name}实测的 c 和 v(k) ` +
     `的加速 E[N] / (k·c + v(k)) 随 k 的变化；大圆圈是当前的 k = ${k}，这样算最快的是 k = ${best}。虚线 1× 是不投机。` +
-    (cost.points ? `方块是${cost.key === "reader" ? "你的机器上 E6 实测的墙钟加速（只算模型时间，那次运行自己的 α）" :
-      "构建机实测的墙钟加速（中位数）"}，竖线是最小–最大。` : "");
+    (cost.points ? "方块是构建机实测的墙钟加速（中位数），竖线是最小–最大。" : "");
 }
 
 /** A preset's button: the draft's measured α, with the lesson's c (the parameter ratio), not a measured speed. */

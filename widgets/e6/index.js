@@ -8,7 +8,7 @@
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
 // cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run; data-measure ∈
 // running | done | failed | cancelled for the last 再测一次 (the shown run stays done).
-import { el, fill, mount, publishE6Measured as publish, uid } from "../c13-util.js";
+import { el, fill, mount, uid } from "../c13-util.js";
 import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
 import { addSamples, showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
@@ -150,7 +150,6 @@ async function runOnce(ui, args) {
     const identical = showTexts(w.texts, result, w.labelOf);
     if (result.temperature === 0) section.dataset.identical = String(identical);
     showReport(w.report, result, ui.reportOptions);
-    publish(result);
     ui.shown = result;
     w.progress.say(`完成：目标单独写 ${result.target.tokens.length} 个 token，投机解码 ${result.speculative.rounds} 轮，` +
       `计时 ${result.measured.n} 轮。`);
@@ -182,7 +181,6 @@ async function measureAgain(ui) {
       drafted: base.timing.drafted }, (event) => onEvent(section, w, event));
     ui.shown = addSamples({ ...base, kernel: answer.kernel, kernelNote: answer.kernelNote }, answer.timing);
     showReport(w.report, ui.shown, ui.reportOptions);
-    publish(ui.shown);
     w.progress.say(`再测完成：加了 ${answer.timing.samples.length} 轮样本，现在共 n = ${ui.shown.measured.n} 轮。`);
     section.dataset.measure = "done";
   } catch (err) {

@@ -12,12 +12,13 @@ import { FIGURES as stacked } from "./stacked.mjs";
 import { FIGURES as tensor } from "./tensor.mjs";
 import { FIGURES as tvCurve } from "./tv_curve.mjs";
 import { FIGURES as verifySteps } from "./verify_steps.mjs";
+import { FIGURES as whenFaster } from "./when_faster.mjs";
 
 const MODULES = {
   "alpha_positions.mjs": alphaPositions, "measured_costs.mjs": measuredCosts, "replay.mjs": replay,
   "request_path.mjs": requestPath, "roofline.mjs": roofline, "round_timeline.mjs": roundTimeline,
   "speedup.mjs": speedup, "stacked.mjs": stacked, "tensor.mjs": tensor, "tv_curve.mjs": tvCurve,
-  "verify_steps.mjs": verifySteps
+  "verify_steps.mjs": verifySteps, "when_faster.mjs": whenFaster
 };
 
 export const FIGURES = {};

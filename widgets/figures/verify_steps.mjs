@@ -37,7 +37,7 @@ export function roundSteps(replay, labels, index) {
   });
   const tail = round.kind === "bonus"
     ? `${k} 个全部接受，第 ${k + 1} 个位置的分布白送一个 token：${label(round.token)}。`
-    : `在位置 ${round.accepted + 1} 从残差 (p − q)⁺ 重抽一个 token 顶替被拒的草稿：${label(round.token)}。`;
+    : `在位置 ${round.accepted + 1} 从残差重抽一个 token 顶替被拒的草稿：${label(round.token)}。`;
   steps.push({ phase: "result", position: round.kind === "bonus" ? k : round.accepted,
     text: `${tail}本轮产出 ${round.yield} 个 token（接受的 ${round.accepted} 个 + 1）。` });
   return steps;

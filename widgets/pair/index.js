@@ -48,7 +48,7 @@ export function render(section, config0) {
   });
   const picture = el("figure", { class: "c13-fig c13-pair-picture" });
   const stats = pairStats(python);
-  const run = pairRun(python, labels, config.run_size, () => shown);
+  const run = pairRun(python, labels, config.run_size, () => shown, config0.thresholds.clear_of_noise);
   const status = el("div", { class: "c13-py", role: "status" });
   live.append(buttons.node, note, editor.node, stats.node, picture, status, run.node);
 

@@ -11,7 +11,9 @@ const SCHEMES = [
   ["direct", "直接从 p 抽（噪声基准）"],
 ];
 
-function verdict(result, stats, floor) {
+/** What the run says, by the lesson's one rule (widgets/thresholds.json clear_of_noise, `limit`): a TV more than
+ *  `limit` times the noise floor is bias, one below it cannot be told from noise. */
+function verdict(result, stats, floor, limit) {
   if (!(floor > 0)) {
     // p on one token: direct sampling gives that token every time, so the noise floor is 0 and no ratio exists
     const one = "p 只有一个 token：直接从 p 抽每次都得到它，噪声基准是 0。";
@@ -19,15 +21,16 @@ function verdict(result, stats, floor) {
       : `这次的 TV 是 ${fixed(result.tv, 4)}，不是 0：输出不是 p。`);
   }
   const ratio = result.tv / floor;
+  const head = `TV 是噪声基准的 ${fixed(ratio, 2)} 倍，${ratio > limit ? "超过" : "不到"} ${fixed(limit, 0)} 倍`;
   if (result.scheme !== "resample_p") {
-    return `TV 是噪声基准的 ${fixed(ratio, 2)} 倍。` + (ratio < 2 ? "和直接从 p 抽一样，差别只是抽样噪声：输出就是 p。" :
-      "比噪声基准大不少：换个种子再跑一次看看。");
+    return head + (ratio > limit ? "：这样的种子很少见，换一个再跑。" : "：和直接从 p 抽分不开，差别只是抽样噪声，输出就是 p。");
   }
-  return `TV 是噪声基准的 ${fixed(ratio, 1)} 倍；抽样无穷多次时，它会停在闭式 TV ${fixed(stats.tv, 4)}，不会随次数变小。`;
+  return head + (ratio > limit ? "：是偏差，输出不是 p。" : "：这么多次还分不出偏差和噪声。") +
+    `抽样无穷多次时，它停在闭式 TV ${fixed(stats.tv, 4)}，不会随次数变小。`;
 }
 
 /** The run's summary and histogram for the pair it ran on. */
-function showResult(area, result, job, labels) {
+function showResult(area, result, job, labels, limit) {
   const floor = expectedNoiseTV(job.p, result.n);
   const list = el("dl", { class: "c13-dl" });
   const row = (term, value) => list.append(el("dt", { text: term }), el("dd", null, value));
@@ -37,7 +40,7 @@ function showResult(area, result, job, labels) {
   if (result.scheme !== "direct") row("接受率", `${pct(result.acceptance_rate, 1)}（α = ${pct(result.alpha, 1)}）`);
   // the closed-form TV: a preset's from the build, any pair's (an edited one too) from this run's sampler.py
   const tv = Number.isFinite(job.tv) ? job.tv : result.tv_resample_p;
-  fill(area.summary, list, el("p", { class: "c13-hint", text: verdict(result, { tv }, floor) }));
+  fill(area.summary, list, el("p", { class: "c13-hint", text: verdict(result, { tv }, floor, limit) }));
   Object.assign(area.summary.dataset, { state: "done", tv: String(result.tv), n: String(result.n),
     seed: String(result.seed), scheme: result.scheme, noise: String(floor), counts: JSON.stringify(result.counts) });
   fill(area.figure, fromMarkup(outputHistogram({ columns: job.columns, labels, n: labels.length, counts: result.counts,
@@ -45,8 +48,9 @@ function showResult(area, result, job, labels) {
   el("figcaption", { text: "实心柱 = 这次运行里各 token 的输出比例；虚线框 = p。柱子落在框上，输出就是 p。" }));
 }
 
-/** The run controls. current() gives the pair now shown: {key, p, q, pJSON, qJSON, columns, name, tv}. */
-export function pairRun(python, labels, runSize, current) {
+/** The run controls. current() gives the pair now shown: {key, p, q, pJSON, qJSON, columns, name, tv}; limit: the
+ *  noise-or-bias rule's threshold (verdict). */
+export function pairRun(python, labels, runSize, current, limit) {
   const group = uid("pair");
   const select = el("select", { id: `${group}-scheme`, class: "c13-pair-scheme" },
     SCHEMES.map(([value, text]) => el("option", { value, text })));
@@ -67,7 +71,7 @@ export function pairRun(python, labels, runSize, current) {
     const dist = { key: job.key, pJSON: job.pJSON, qJSON: job.qJSON };
     await execute(widget, area, { dist, scheme: select.value, n: runSize, seed: seed.seed(), chunk: 2_000 },
       (result) => {
-        showResult(area, result, job, labels);
+        showResult(area, result, job, labels, limit);
         if (current().key !== job.key) {
           area.summary.prepend(el("p", { class: "c13-stale", text: "这次运行属于改动之前的那一对分布：它开始之后你又改了柱子。" }));
           area.summary.dataset.stale = "true";
