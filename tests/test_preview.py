@@ -218,6 +218,9 @@ def alive(pid):
         return False
 
 
+SAID_BROKEN = "the pages show this message until the file is regenerated"  # generator/watch.py, on a refused file
+
+
 def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_path):
     """A hand-edited c13.json under a running preview: every page says so (in Chinese, naming the file and
     `make data`) instead of leaving page loads waiting; the fixed file brings the page back. Ctrl-C while the
@@ -243,6 +246,10 @@ def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_
             page = wait_for(at, lambda page: "c13-preview-error" in page, seconds=120)
             assert "数据文件 <code>c13.json</code>" in page and "<code>make data</code>" in page
             assert f"{data}: digest: does not match the content" in page
+        # and the console, once its watcher has looked (every 2 s, reading every input: slow on a loaded machine)
+        end = time.monotonic() + 120
+        while SAID_BROKEN not in log.read_text(encoding="utf-8", errors="replace") and time.monotonic() < end:
+            time.sleep(0.2)
         data.write_bytes(good)
         assert 'id="exp-e5"' in wait_for(url, lambda page: "c13-preview-error" not in page, seconds=120)
         assert 'id="exp-e6"' in wait_for(lab, lambda page: "c13-preview-error" not in page, seconds=120)
@@ -260,7 +267,7 @@ def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_
         server.terminate()
         server.wait(timeout=60)
     output = log.read_text(encoding="utf-8", errors="replace")
-    assert "the pages show this message until the file is regenerated" in output
+    assert SAID_BROKEN in output
     assert "Traceback" not in output and "regeneration failed" not in output
     imported = re.findall(r"^import time:.*\|\s*(\S+)\s*$", output, re.M)
     assert "generator.data.provenance" in imported and "generator.pages.preview" in imported
