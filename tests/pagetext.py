@@ -45,11 +45,8 @@ BY_SECTION = """() => {
     style.textContent = '.katex-mathml { display: none !important; }';
     document.head.append(style);
     const out = [];
-    const walker = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_ELEMENT);
-    let node = walker.currentNode, title = '(top)', count = 0;
     const heads = [...document.querySelectorAll('article h1, article h2, article h3')];
     const han = (s) => (s.match(/[\u4e00-\u9fff]/g) || []).length;
-    const all = document.querySelector('article').innerText;
     // each heading's share: the text between it and the next heading, as innerText shows it
     const range = document.createRange();
     for (let i = 0; i < heads.length; i += 1) {

@@ -77,13 +77,19 @@ export async function execute(widget, area, { dist, scheme, n, seed, chunk }, do
   }
 }
 
-/** The prediction's feedback by the lesson's one rule (widgets/thresholds.json clear_of_noise, `limit`): a TV more
- *  than `limit` times the noise floor is bias, one below it cannot be told from noise. The scheme only adds why. */
-function feedback(result, dist, floor, labels, limit) {
-  const ratio = result.tv / floor;
+/** The lesson's one rule for noise or bias (widgets/thresholds.json clear_of_noise, `limit`): a TV more than `limit`
+ *  times the noise floor is bias, one below it cannot be told from noise. {bias, head}: the verdict and the clause
+ *  that says it (E2's feedback, the pair's verdict). */
+export function noiseOrBias(tv, floor, limit) {
+  const ratio = tv / floor;
   const bias = ratio > limit;
+  return { bias, head: `TV 是噪声基准的 ${fixed(ratio, 2)} 倍，${bias ? "超过" : "不到"} ${fixed(limit, 0)} 倍` };
+}
+
+/** The prediction's feedback by that rule; the scheme only adds why. */
+function feedback(result, dist, floor, labels, limit) {
+  const { bias, head } = noiseOrBias(result.tv, floor, limit);
   const wrong = result.scheme === "resample_p";
-  const head = `TV 是噪声基准的 ${fixed(ratio, 2)} 倍，${bias ? "超过" : "不到"} ${fixed(limit, 0)} 倍`;
   let mark, text;
   if (wrong) {
     const { token } = dist.deficit;

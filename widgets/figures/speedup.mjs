@@ -42,8 +42,10 @@ export function bestK(alpha, c, ks) {
 }
 
 /** The frame: ticks every `step` up to ymax, the k labels, the 1× line; x(k) and y(v) map to the plot.
- *  opts.unit follows each tick ("×"), opts.baseline labels the line at 1 (widgets/figures/measured_costs.mjs). */
-export function frame(L, ks, { ymin, ymax, step }, { unit = "×", baseline = "1× = 不投机" } = {}) {
+ *  opts.unit follows each tick ("×"), opts.baseline labels the line at 1 (widgets/figures/measured_costs.mjs),
+ *  opts.xLabel names the axis (widgets/figures/when_faster.mjs: v, drawn over 1 … k + 1). */
+export function frame(L, ks, { ymin, ymax, step },
+  { unit = "×", baseline = "1× = 不投机", xLabel = "k（每轮草稿 token 数）" } = {}) {
   const plotWidth = L.width - L.left - L.right;
   const plotHeight = L.height - L.top - L.bottom;
   const x = (k) => L.left + 8 + ((k - ks[0]) / Math.max(1, ks[ks.length - 1] - ks[0])) * (plotWidth - 16);
@@ -56,7 +58,7 @@ export function frame(L, ks, { ymin, ymax, step }, { unit = "×", baseline = "1�
   }
   const bottom = L.top + plotHeight;
   for (const k of ks) parts.push(text(x(k), bottom + 17, String(k), { cls: "c13-muted", size: L.small }));
-  parts.push(text(L.left + plotWidth / 2, bottom + 35, "k（每轮草稿 token 数）", { size: L.label }),
+  parts.push(text(L.left + plotWidth / 2, bottom + 35, xLabel, { size: L.label }),
     line(L.left, y(1), L.left + plotWidth, y(1), "c13-baseline"),
     text(L.left + plotWidth - 4, y(1) - 5, baseline, { cls: "c13-muted", anchor: "end", size: L.small }));
   const axes = line(L.left, bottom, L.left + plotWidth, bottom, "c13-axis") + line(L.left, L.top, L.left, bottom, "c13-axis");

@@ -4,7 +4,7 @@
 // the anchor by its roofline bounds, the build machine's engines by their measured v(k). One picture for the
 // lesson's second question (docs/index.md, #when-faster).
 import { fixed, times } from "./formats.mjs";
-import { axisRange, expectedYield, marker, measuredSpeedup } from "./speedup.mjs";
+import { axisRange, expectedYield, frame, marker, measuredSpeedup } from "./speedup.mjs";
 import { line, svg, text, twoLayouts } from "./svg.mjs";
 
 const LAYOUTS = {
@@ -19,21 +19,14 @@ function layoutOf(args, layout, svgId) {
   const vMax = k + 1;
   const at = (v) => measuredSpeedup(alpha, c, k, v);
   const range = axisRange([at(1), at(vMax), ...machines.map((m) => at(m.v))]);
-  const plotWidth = L.width - L.left - L.right, plotHeight = L.height - L.top - L.bottom;
+  const plot = frame(L, Array.from({ length: vMax }, (_, i) => i + 1), range,
+    { xLabel: `v：验 ${vMax} 个位置花几次目标前向` });
+  const { y, bottom, plotWidth } = plot;
+  const x = (v) => plot.x(Math.min(v, vMax));  // a forward dearer than k + 1 positions sits at the right edge
   const height = L.height + 20 * machines.length + 8;  // one row of the key under the plot per machine
-  const x = (v) => L.left + ((Math.min(v, vMax) - 1) / (vMax - 1)) * plotWidth;
-  const y = (s) => L.top + plotHeight - ((s - range.ymin) / (range.ymax - range.ymin)) * plotHeight;
-  const bottom = L.top + plotHeight, parts = [];
-  for (let t = range.ymin; t <= range.ymax + 1e-9; t += range.step) {
-    parts.push(line(L.left, y(t), L.left + plotWidth, y(t), "c13-grid"),
-      text(L.left - 5, y(t) + 4, `${fixed(t, t % 1 ? 1 : 0)}×`, { cls: "c13-muted", anchor: "end", size: L.small }));
-  }
-  for (let v = 1; v <= vMax; v += 1) parts.push(text(x(v), bottom + 17, String(v), { cls: "c13-muted", size: L.small }));
-  parts.push(text(L.left + plotWidth / 2, bottom + 35, `v：验 ${vMax} 个位置花几次目标前向`, { size: L.label }),
+  const parts = [...plot.parts,
     text(L.left, bottom + 54, "← 受带宽所限", { cls: "c13-muted", anchor: "start", size: L.small }),
-    text(L.left + plotWidth, bottom + 54, "受算力或开销所限 →", { cls: "c13-muted", anchor: "end", size: L.small }),
-    line(L.left, y(1), L.left + plotWidth, y(1), "c13-baseline"),
-    text(L.left + plotWidth - 4, y(1) - 5, "1× = 不投机", { cls: "c13-muted", anchor: "end", size: L.small }));
+    text(L.left + plotWidth, bottom + 54, "受算力或开销所限 →", { cls: "c13-muted", anchor: "end", size: L.small })];
   const steps = 48;
   const curve = Array.from({ length: steps + 1 }, (_, i) => 1 + (i / steps) * (vMax - 1))
     .map((v) => `${x(v).toFixed(1)},${y(at(v)).toFixed(1)}`).join(" ");
@@ -48,13 +41,12 @@ function layoutOf(args, layout, svgId) {
     parts.push(marker(SHAPES[i % 2], x(m.v), y(at(m.v)), cls, 4.5), marker(SHAPES[i % 2], 16, row - 4, cls, 4.5),
       text(28, row, `${m.label}：v = ${fixed(m.v, 2)}，${times(at(m.v))}`, { anchor: "start", size: L.small }));
   });
-  const axes = line(L.left, bottom, L.left + plotWidth, bottom, "c13-axis") + line(L.left, L.top, L.left, bottom, "c13-axis");
   const head = text(L.left - 40, L.top - 20, `加速 = E[N] ÷ (k·c + v)，α = ${fixed(alpha, 3)}，c = ${fixed(c, 3)}，k = ${k}`,
     { cls: "c13-muted", anchor: "start", size: L.small });
   const desc = `v = 1 时 ${times(at(1))}，v = ${vMax} 时 ${times(at(vMax))}` +
     (even > 1 && even < vMax ? `，v 超过 ${fixed(even, 2)} 就低于 1×` : "") + "。" +
     machines.map((m) => `${m.label}：v = ${fixed(m.v, 2)}，${times(at(m.v))}`).join("；") + "。";
-  return svg(svgId, L.width, height, "投机解码什么时候更快：加速随验证代价 v 的变化", head + parts.join("") + axes, desc);
+  return svg(svgId, L.width, height, "投机解码什么时候更快：加速随验证代价 v 的变化", head + parts.join("") + plot.axes, desc);
 }
 
 /** args: {id, alpha, c, k, machines: [{label, v}]} (v of each machine's verifying forward at this k). */

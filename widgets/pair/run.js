@@ -3,7 +3,7 @@
 // direct sampling, and the histogram over p drawn by widgets/figures/stacked.mjs.
 import { el, expectedNoiseTV, fill, fixed, fromMarkup, num, pct, seedField, uid } from "../c13-util.js";
 import { outputHistogram } from "../figures/stacked.mjs";
-import { clearArea, execute, runArea } from "../e2/runs.js";
+import { clearArea, execute, noiseOrBias, runArea } from "../e2/runs.js";
 
 const SCHEMES = [
   ["correct", "被拒从残差抽（改进方案）"],
@@ -11,8 +11,7 @@ const SCHEMES = [
   ["direct", "直接从 p 抽（噪声基准）"],
 ];
 
-/** What the run says, by the lesson's one rule (widgets/thresholds.json clear_of_noise, `limit`): a TV more than
- *  `limit` times the noise floor is bias, one below it cannot be told from noise. */
+/** What the run says, by the lesson's one rule (noiseOrBias, widgets/e2/runs.js). */
 function verdict(result, stats, floor, limit) {
   if (!(floor > 0)) {
     // p on one token: direct sampling gives that token every time, so the noise floor is 0 and no ratio exists
@@ -20,12 +19,11 @@ function verdict(result, stats, floor, limit) {
     return one + (result.tv === 0 ? "这次的输出也每次都是它（TV = 0）：输出就是 p。"
       : `这次的 TV 是 ${fixed(result.tv, 4)}，不是 0：输出不是 p。`);
   }
-  const ratio = result.tv / floor;
-  const head = `TV 是噪声基准的 ${fixed(ratio, 2)} 倍，${ratio > limit ? "超过" : "不到"} ${fixed(limit, 0)} 倍`;
+  const { bias, head } = noiseOrBias(result.tv, floor, limit);
   if (result.scheme !== "resample_p") {
-    return head + (ratio > limit ? "：这样的种子很少见，换一个再跑。" : "：和直接从 p 抽分不开，差别只是抽样噪声，输出就是 p。");
+    return head + (bias ? "：这样的种子很少见，换一个再跑。" : "：和直接从 p 抽分不开，差别只是抽样噪声，输出就是 p。");
   }
-  return head + (ratio > limit ? "：是偏差，输出不是 p。" : "：这么多次还分不出偏差和噪声。") +
+  return head + (bias ? "：是偏差，输出不是 p。" : "：这么多次还分不出偏差和噪声。") +
     `抽样无穷多次时，它停在闭式 TV ${fixed(stats.tv, 4)}，不会随次数变小。`;
 }
 
