@@ -43,7 +43,7 @@ export function rotated(items, r) {
 
 const now = () => performance.now();
 
-function forwardMs(Decoder, gpt, context, fresh, calls) {
+export function forwardMs(Decoder, gpt, context, fresh, calls) {
   // ms per forward of `gpt` over fresh.length new positions after a KV cache holding `context`
   const dec = new Decoder(gpt);
   dec.logits(context, 1);
@@ -247,10 +247,12 @@ export function formatTable(results, where, measured) {
     }
   }
   out.push(`target-only ms per token, end to end: ${fmt(results.speedup[results.drafts[0]][0].targetOnlyMsPerToken)}`);
-  out.push("per configuration (k: α, tokens per target forward, sampler ms per round in Pyodide):");
+  out.push("per configuration (k: α, tokens per target forward, sampler ms per round in Pyodide, " +
+    "per token ÷ target ms):");
   for (const d of results.drafts) {
     out.push(`  ${d}: ` + results.speedup[d].map((r) => `${r.k}: ${r.alpha === null ? "—" : r.alpha.toFixed(2)}, ` +
-      `${r.tokensPerTargetForward.toFixed(2)}, ${num(r.samplerMsPerRound.median)}`).join("; "));
+      `${r.tokensPerTargetForward.toFixed(2)}, ${num(r.samplerMsPerRound.median)}, ${(100 * r.samplerMsPerRound.median /
+        r.tokensPerTargetForward / results.ms[results.target].median).toFixed(1)}%`).join("; "));
   }
   return out;
 }

@@ -1,16 +1,19 @@
 // Node driver for tests/test_e6_bridge.py, and the glue E6 had before its bridge (todaysAdapter, kept here for the
 // test and for benchmarks/bench_e6_sampler.mjs): the same rows through today's glue and through the bridge
-// (widgets/e6/sampler_bridge.mjs, the adapter engine.mjs gives speculate.mjs), in real Pyodide under Node with the
-// real widgets/sampler.py, each run by speculate.mjs's own loops over decoders that hand out the job's rows.
+// (widgets/e6/sampler_bridge.mjs, the adapter engine.mjs gives speculate.mjs: running sums formed in JavaScript;
+// and its pythonSums(), every sum formed by sampler.py), in real Pyodide under Node with the real
+// widgets/sampler.py, each run by speculate.mjs's own loops over decoders that hand out the job's rows.
 //
 //   node tests/e6_bridge.mjs JOB.json
 //
-// JOB.json: {"sampler": path of sampler.py, "cases": [{name, k, greedy, seed, nNew, draftRows, targetRows}]}:
-//   the draft's j-th forward answers draftRows[j % n], the target's r-th verifying forward the k + 1 rows
-//   targetRows[r % n]; the target-only run's j-th forward answers draftRows[j % n] too.
-// Prints ONE line of JSON: {"cases": [{name, today, bridge, grown}]}, each {speculative, target} of
+// JOB.json: {"sampler": path of sampler.py, "cases": [{name, k, greedy, seed, nNew, draftRows, targetRows,
+//   uniforms?}]}: the draft's j-th forward answers draftRows[j % n], the target's r-th verifying forward the k + 1
+//   rows targetRows[r % n]; the target-only run's j-th forward answers draftRows[j % n] too. With `uniforms` the
+//   stream is sampler.FixedStream(uniforms) instead of random.Random(seed).
+// Prints ONE line of JSON: {"cases": [{name, today, bridge, pySums, grown}]}, each {speculative, target} of
 // {tokens, rounds (speculative), draws (target)} or {error}; "grown" is the bridge again (after the first case,
-// Pyodide's memory grew: "detached" says that a view taken before was detached), "buffers" what the draw slot held.
+// Pyodide's memory grew: "detached" says that a view taken before was detached), "buffers" what the last draw's
+// slot held and "sums" its sums row (the last draw's running sums, at T = 1).
 
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -118,12 +121,13 @@ const asRows = (c) => ({ ...c, draftRows: c.draftRows.map((r) => Float64Array.fr
 /** A Python error's last line, as engine.mjs words it. */
 const lastLine = (err) => String(err?.message || err).trim().split("\n").filter((l) => l.trim()).pop();
 
-/** Both loops of speculate.mjs over the case's rows, with `sampler`: every decision, and nothing of the clock. */
-async function play(sampler, c) {
+/** Both loops of speculate.mjs over the case's rows, with `sampler`: every decision, and nothing of the clock.
+ * fixed(values): a Python FixedStream over the case's uniforms. */
+async function play(sampler, c, fixed) {
   const made = caseDecoders(c);
   const out = {};
   for (const which of ["speculative", "target"]) {
-    const stream = c.greedy ? null : sampler.stream(c.seed);
+    const stream = c.greedy ? null : c.uniforms ? fixed(c.uniforms) : sampler.stream(c.seed);
     const common = { prompt: [0], nNew: c.nNew, greedy: c.greedy, stream, sampler, pause: async () => {} };
     try {
       if (which === "target") {
@@ -161,14 +165,24 @@ async function main() {
   const pyodide = await startPyodide(job.sampler);
   const today = todaysAdapter(pyodide);
   const bridge = samplerAdapter(pyodide);
+  const FixedStream = pyodide.pyimport("sampler").FixedStream;
+  const fixed = (values) => {
+    const list = pyodide.toPy(values);
+    const stream = FixedStream(list);
+    list.destroy();
+    return stream;
+  };
   const out = { cases: [] };
   for (const [i, raw] of job.cases.entries()) {
     const c = asRows(raw);
-    const one = { name: c.name, today: await play(today, c), bridge: await play(bridge, c) };
+    const one = { name: c.name, today: await play(today, c, fixed), bridge: await play(bridge, c, fixed),
+      pySums: await play(bridge.pythonSums(), c, fixed) };
     one.detached = i === 0 ? growMemory(pyodide) : null;  // once: the memory it took stays Pyodide's
-    one.grown = await play(bridge, c);
-    // what the glue's buffers hold now: the last row written into the draw slot, bit for bit
-    one.buffers = pyodide.runPython("import c13_e6\nc13_e6._e6_q[0].tobytes().hex() if c13_e6._e6_q else None");
+    one.grown = await play(bridge, c, fixed);
+    // what the glue's buffers hold now: the last draw's row in its slot and its running sums, bit for bit
+    [one.buffers, one.sums] = pyodide.runPython(`import c13_e6
+slot = c13_e6._e6_ints[c13_e6.SLOT]
+[c13_e6._e6_q[slot].tobytes().hex(), c13_e6._e6_s.tobytes().hex()] if c13_e6._e6_q else [None, None]`).toJs();
     out.cases.push(one);
   }
   process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));

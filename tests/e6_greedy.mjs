@@ -55,7 +55,7 @@ function makeEngine(pyodide, folder) {
     return new Response(readFileSync(fileURLToPath(url)));
   };
   // each run ends with a measuring phase (tests/e6_timing.mjs tests it): three rounds here keep the many runs short
-  const engine = new Engine({ pyodide, post, fetchFn, timing: { ...TIMING, rounds: 3 } });
+  const engine = new Engine({ pyodide, post, fetchFn, timing: { ...TIMING, rounds: 3, runs: 1 } });
   const modelsURL = pathToFileURL(folder + "/").href;
   let nextId = 1;
   const run = (args, onRound) => {

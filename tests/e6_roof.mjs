@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { assembleWat } from "../generator/pages/assemble_wasm.mjs";
 import { anchorRoof, attainable, forwardCost, modelFigures, predictedV, roofTime, rooflineFigure, runPoints }
   from "../widgets/figures/roofline.mjs";
-import { ROOF, jsProbes, measureRoof, runRoof, wasmProbes } from "../widgets/e6/roof.mjs";
+import { ROOF, jsProbes, measureRoof, probes, runRoof, wasmProbes } from "../widgets/e6/roof.mjs";
 import { random } from "./e6_lib.mjs";
 
 const ROOT = new URL("../", import.meta.url);
@@ -115,12 +115,18 @@ function figure(path) {
 async function run() {
   const config = (name) => JSON.parse(readFileSync(new URL(`models/${name}/config.json`, ROOT), "utf8"));
   const { target, drafts } = JSON.parse(readFileSync(new URL("precomputed/c13.json", ROOT), "utf8")).constants;
-  const models = { target: { config: config(target) }, draft: { config: config(drafts[0]) },
+  const models = { target: { config: config(target), kernel: "wasm-simd128" }, draft: { config: config(drafts[0]) },
     names: ["tokenizer.json", `${target}.safetensors`, `${drafts[0]}.safetensors`] };
-  const first = await runRoof(models, { cancelled: () => false });
-  const second = await runRoof(models, { cancelled: () => false });
-  return { first: { ...first, blocks: first.blocks?.length }, sameMeasurement: first.blocks !== undefined &&
-    JSON.stringify(first.bandwidthGBs) === JSON.stringify(second.bandwidthGBs) };
+  const wasm = await WebAssembly.compile(await assembleWat(WAT));
+  const first = await runRoof(models, { cancelled: () => false, wasm });
+  const second = await runRoof(models, { cancelled: () => false, wasm });
+  // forwards in JavaScript: the JavaScript probes, like with like
+  const js = await runRoof({ ...models, target: { ...models.target, kernel: "js" } }, { cancelled: () => false });
+  // roof.wasm missing beside SIMD forwards: refused in words, never a scalar roof in its place
+  const missing = await probes(1024, "file:///nonexistent/roof.wasm", "wasm-simd128").then((p) => p.kernel,
+    (err) => ({ error: err.message }));
+  return { first: { ...first, blocks: first.blocks?.length }, missing, js: { kernel: js.kernel, note: js.note, error: js.error },
+    sameMeasurement: first.blocks !== undefined && first.blocks === second.blocks };
 }
 
 const [cmd, arg] = process.argv.slice(2);

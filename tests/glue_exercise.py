@@ -5,6 +5,7 @@ sides answer the same calls. Standard library only; the modules are passed in.
 import json
 import math
 from array import array
+from itertools import accumulate
 
 P = [0.5, 0.25, 0.125, 0.0625, 0.0625]
 Q = [0.125, 0.5, 0.25, 0.0, 0.125]
@@ -49,32 +50,52 @@ def _fill(buffer, values):
         buffer[i] = v
 
 
+# (k, drafted, seeded): T = 1 rejecting at 1 and at 0, T = 1 keeping all (the bonus), T = 0
+E6_VERIFY_CALLS = ((2, [1, 0], True), (2, [2, 4], True), (1, [0], True), (1, [0], False), (2, [1, 1], False))
+
+
 def e6_calls(e6, sampler):
-    """E6's draw, greedy pick and verify through the glue's buffers, as sampler_bridge.mjs writes them."""
-    buffers = e6.e6_buffers(3, 2, len(P))
-    out = {"sizes": [len(b) for b in buffers], "draws": [], "verify": []}
-    _fill(buffers[3], Q)
-    stream = e6.e6_stream(9)
-    for _ in range(5):
-        token = e6.e6_draw(stream, 0)
-        out["draws"].append([token, e6._e6_out[0]])
-    out["greedy"] = e6.e6_greedy_pick(0)
-    for i in range(3):
-        _fill(buffers[i], P if i != 1 else Q)
-    _fill(buffers[4], P)
-    for k, drafted, seeded in ((2, [1, 0], True), (2, [2, 4], True), (1, [0], False), (2, [1, 1], False)):
-        _fill(buffers[5], drafted)
-        kind = e6.e6_verify(e6.e6_stream(k * 100 + drafted[0]) if seeded else None, k + 1, k, k)
-        n = int(e6._e6_out[3])
-        numbers = [None if math.isnan(v) else v for v in e6._e6_out[:4 + 4 * n]]
-        out["verify"].append({"kind": kind, "numbers": numbers})
-    _fill(buffers[0], [math.nan] * len(P))
+    """E6's draw, greedy pick and verify through the glue's buffers, as sampler_bridge.mjs writes them: each call with
+    the running sums written (here by accumulate, there by widgets/e6/row_sums.mjs) and without."""
+    buffers = e6.e6_buffers(3, 2, len(P))  # 3 p rows, 2 q rows, the sums row, the numbers and tokens, the answers
+    p_rows, q_rows, sums, ints = buffers[:3], buffers[3:5], buffers[5], buffers[6]
+    out = {"sizes": [len(b) for b in buffers], "draws": [], "verify": [], "filled": []}
+    _fill(q_rows[1], Q)
+    _fill(sums, accumulate(Q))
+    ints[e6.SLOT] = 1
+    e6.e6_use(e6.e6_stream(9))
+    for i in range(6):
+        ints[e6.SUMMED] = i % 2 == 0
+        out["draws"].append([e6.e6_draw(), e6._e6_out[0]])
+    out["greedy"] = e6.e6_greedy_pick()
+    for rows, values in ((p_rows, (P, Q, P)), (q_rows, (Q, P))):
+        for row, v in zip(rows, values):
+            _fill(row, v)
+
+    def fill(i):  # the residual's sums at a drafted position, p_k's for the bonus
+        k = ints[e6.K]
+        _fill(sums, accumulate(p_rows[i] if i == k else map(sampler.residual_weight, p_rows[i], q_rows[i])))
+        out["filled"].append(i)
+    e6.e6_summer(fill)
+    for k, drafted, seeded in E6_VERIFY_CALLS:
+        ints[e6.K], ints[e6.N_P], ints[e6.N_Q] = k, k + 1, k
+        _fill(memoryview(ints)[e6.DRAFTED:], drafted)
+        for summed in (True, False):
+            ints[e6.SUMMED] = summed
+            e6.e6_use(e6.e6_stream(k * 100 + drafted[0]) if seeded else None)
+            kind = e6.e6_verify()
+            n = int(e6._e6_out[3])
+            numbers = [None if math.isnan(v) else v for v in e6._e6_out[:4 + 4 * n]]
+            out["verify"].append({"kind": kind, "numbers": numbers})
+    _fill(p_rows[0], [math.nan] * len(P))
+    ints[e6.K], ints[e6.N_P], ints[e6.N_Q], ints[e6.SUMMED] = 1, 2, 1, 0
+    e6.e6_use(e6.e6_stream(1))
     try:
-        e6.e6_verify(e6.e6_stream(1), 2, 1, 1)
+        e6.e6_verify()
         out["nan"] = None
     except sampler.SamplerError as e:
         out["nan"] = str(e)
-    out["drafted_typecode"] = e6._e6_drafted.typecode
+    out["ints_typecode"] = e6._e6_ints.typecode
     out["row_type"] = type(e6._e6_q[0]) is array
     return out
 

@@ -1,5 +1,6 @@
-"""A smoke test of `make bench`'s sampler benchmark (benchmarks/bench_e6_sampler.mjs): one short repeat prints, for
-T = 1 and T = 0 and every k, the old glue's and the bridge's ms per round and their ratio. It once stopped at its
+"""A smoke test of `make bench`'s sampler benchmark (benchmarks/bench_e6_sampler.mjs): one short repeat prints the
+target's forward and, for T = 1 and T = 0 and every k, the old glue's, the bridge's with sampler.py's own running sums
+and with JavaScript's: ms per round and per token, their ratios and the share of a forward. It once stopped at its
 imports unnoticed; no timing is asserted."""
 import re
 import shutil
@@ -9,7 +10,9 @@ import pytest
 
 from tests.conftest import ROOT
 
-RATIO = re.compile(r"^\s*T=(\d) k=(\d+)\s.*today \d+\.\d+ .*bridge \d+\.\d+ .*bridge/today \d+\.\d+", re.M)
+NUMBER = r"\d+\.\d+"
+RATIO = re.compile(rf"^\s*T=(\d) k=(\d+)\s.*today {NUMBER} .*py sums {NUMBER} .*js sums {NUMBER} .*js/py {NUMBER} "
+                   rf".*js/today {NUMBER} .*÷ forward {NUMBER}%$", re.M)
 
 
 def test_the_sampler_benchmark_runs_and_prints_every_row():
@@ -21,6 +24,7 @@ def test_the_sampler_benchmark_runs_and_prints_every_row():
     assert run.returncode == 0, run.stderr[-3000:]
     rows = {(int(t), int(k)) for t, k in RATIO.findall(run.stdout)}
     assert rows == {(t, k) for t in (0, 1) for k in (1, 2, 4, 8)}, run.stdout
+    assert re.search(rf"^target forward \(\w+, WebAssembly, .*\): {NUMBER} ", run.stdout, re.M), run.stdout
 
 
 def test_the_pass_benchmark_prints_every_pass():

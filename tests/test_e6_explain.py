@@ -137,11 +137,16 @@ def test_the_roofline_is_called_accurate_only_where_its_v_agrees_with_the_measur
         assert o["gap"] == pytest.approx(abs(c["predictedV"] - c["measuredV"]) / c["measuredV"], rel=1e-12)
 
 
-def test_the_sampler_time_per_round_and_per_token_comes_from_the_runs_totals(tmp_path):
-    run = {"speculative": {"rounds": 8, "ms": {"sampler": 20.0}}, "target": {"forwards": 16, "ms": {"sampler": 12.0}}}
-    assert node("sampler", run, tmp_path) == {"round": 2.5, "token": 0.75}
-    empty = {"speculative": {"rounds": 0, "ms": {"sampler": 0}}, "target": {"forwards": 0, "ms": {"sampler": 0}}}
-    assert node("sampler", empty, tmp_path) == {"round": 0, "token": 0}
+def test_the_sampler_time_per_round_and_per_token_comes_from_the_median_pairs_totals(tmp_path):
+    """Per round and per token: the decisions alone, and all that is not a forward (the timeline's pale segment)."""
+    middle = {"speculative": {"rounds": 8, "sampler": 20.0, "total": 100.0, "model": 76.0},
+              "target": {"tokens": 16, "sampler": 12.0, "total": 60.0, "model": 44.0}}
+    assert node("sampler", {"measured": {"middle": middle}}, tmp_path) == {
+        "round": 2.5, "token": 0.75, "roundBesides": 3.0, "tokenBesides": 1.0}
+    empty = {"speculative": {"rounds": 0, "sampler": 0, "total": 0, "model": 0},
+             "target": {"tokens": 0, "sampler": 0, "total": 0, "model": 0}}
+    assert node("sampler", {"measured": {"middle": empty}}, tmp_path) == {
+        "round": 0, "token": 0, "roundBesides": 0, "tokenBesides": 0}
 
 
 @pytest.mark.parametrize("scale", [0.01, 0.37, 1, 23])
@@ -161,32 +166,48 @@ def live_words():
     out = {}
     for name, body in re.findall(r'<div data-say="(\w+)" markdown>(.*?)</div>', source, flags=re.S):
         blanks = set(re.findall(r"\[\[ run\.(\w+)", body))
-        picks = {}
-        for path, cases in re.findall(r"\[% pick run\.(\w+) %\](.*?)\[% endpick", body, flags=re.S):
-            picks[path] = set(re.findall(r"\[% case (\w+) %\]", cases))
+        picks, open_picks = {}, []  # picks nest: each case belongs to the innermost open pick
+        for tag, word in re.findall(r"\[% (pick|case|endpick)\s*(?:run\.)?(\w*) \+?%\]", body):
+            if tag == "pick":
+                open_picks.append(word)
+                picks.setdefault(word, set())
+            elif tag == "case":
+                picks[open_picks[-1]].add(word)
+            else:
+                open_picks.pop()
+        assert not open_picks, f"«{name}»: a pick is not closed"
         out[name] = (blanks, picks)
     return out
 
 
-def sayings_case(c=0.1, v=1.5, speedup=1.2, token=0.5, target=1.0, generated=40, n_new=40, bound="bandwidth",
-                 overhead=False, agrees=True, roof_c=0.12):
-    """One made-up run for sayings(): the measured medians, the regime on the reader's roof and its verdict."""
+def sayings_case(c=0.1, v=1.5, e2e=(1.1, 1.2, 1.3), model=1.3, predicted=1.25, token=0.5, target=1.0, generated=40,
+                 n_new=40, bound="bandwidth", bound_one="bandwidth", overhead=False, agrees=True, roof_c=0.12,
+                 guess="faster"):
+    """One made-up run for sayings(): the measured medians, the pairs' speedups (end to end: min, median, max; on the
+    forwards' time), the prediction, the regime on the reader's roof at k + 1 positions and at one, its verdict."""
+    lo, mid, hi = e2e
     return {"k": 4, "ratio": 0.1, "roofC": roof_c, "times": {"token": token, "round": 2.0},
-            "opts": {"thresholds": THRESHOLDS, "vocab": 2048},
-            "result": {"measured": {"c": c, "v": v, "speedupModel": speedup, "targetMs": target}, "nNew": n_new,
-                       "speculative": {"generated": generated, "rounds": 16, "tokens": []}},
-            "r": {"bound": bound, "memoryMs": 0.8, "computeMs": 0.3, "measuredMs": 1.2, "overRoof": 1.5},
+            "opts": {"thresholds": THRESHOLDS, "vocab": 2048, "predictedOwn": predicted, "guess": guess},
+            "result": {"measured": {"c": c, "v": v, "speedupModel": model, "speedupEndToEnd": mid, "targetMs": target,
+                                    "runs": 5, "spread": {"speedupEndToEnd": {"min": lo, "median": mid, "max": hi}}},
+                       "nNew": n_new, "speculative": {"generated": generated, "rounds": 16, "tokens": []}},
+            "r": {"bound": bound, "memoryMs": 0.8, "computeMs": 0.3, "measuredMs": 1.2, "overRoof": 1.5,
+                  "one": {"bound": bound_one, "memoryMs": 0.8, "computeMs": 0.1, "measuredMs": 1.0}},
             "verdict": {"overhead": overhead, "agrees": agrees, "predictedV": 1.2}}
 
 
 def test_e6s_words_are_filled_by_names_its_explanation_works_out_and_every_case_is_reachable(tmp_path):
     far = THRESHOLDS["far_above"]
-    cases = [sayings_case(), sayings_case(c=far * 0.1 * 1.01, v=0.9, speedup=0.8, token=2.0, generated=43,
-                                          bound="compute", overhead=True, agrees=False, roof_c=None),
-             sayings_case(c=0.1 / far / 1.01, v=6.0)]
+    cases = [sayings_case(),  # faster, the prediction within the spread, the forwards faster than predicted
+             # slower, the prediction off mostly by what is not a forward
+             sayings_case(c=far * 0.1 * 1.01, v=0.9, e2e=(0.7, 0.8, 0.9), model=1.25, predicted=1.3, token=2.0,
+                          generated=43, bound="compute", bound_one="compute", overhead=True, agrees=False, roof_c=None,
+                          guess="same"),
+             # even, the prediction off mostly by the forwards themselves
+             sayings_case(c=0.1 / far / 1.01, v=6.0, e2e=(0.9, 1.0, 1.1), model=1.05, predicted=1.6, guess=None)]
     said = node("sayings", {"cases": cases}, tmp_path)
     words = live_words()
-    explained = {"regime", "no_roof", "c", "v", "timeline", "end_to_end", "overshoot"}  # report.js says the others
+    explained = {"speed", "regime", "no_roof", "c", "v", "timeline", "end_to_end", "overshoot"}  # report.js says the others
     assert explained <= set(words)
     for name, (blanks, picks) in ((n, w) for n, w in words.items() if n in explained):
         for values in said:

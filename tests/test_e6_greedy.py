@@ -82,7 +82,7 @@ def test_events_follow_the_protocol(data, answer):
     res = run["result"]
     assert run["events"]["e6-token"] == len(res["target"]["tokens"])
     assert run["events"]["e6-round"] == res["speculative"]["rounds"]
-    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-phase"] == 5  # … target, speculative, measure
+    assert run["events"]["e6-prompt"] == 1 and run["events"]["e6-phase"] == 7  # … target, speculative, repeat, measure, roof
     assert run["events"]["e6-sample"] == res["measured"]["n"] == 3  # the measuring phase's rounds (3 in this driver)
     assert run["events"]["e6-bytes"] >= 3  # three files, each reported at least once when complete
     # the files were fetched once: later runs reuse the parsed models

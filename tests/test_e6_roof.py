@@ -95,13 +95,15 @@ def test_the_real_probes_give_positive_finite_figures():
         assert run["bytes"] == 4 * 3_705_088 and run["shortest"] >= run["minBlockMs"] >= 5
 
 
-def test_a_run_measures_the_roof_once_per_worker_with_the_models_from_their_configs(data):
+def test_each_run_measures_the_roof_like_its_forwards_with_the_models_from_their_configs(data):
     out = node("run")
     first = out["first"]
     assert "error" not in first, first
     assert finite_spread(first["bandwidthGBs"]) and finite_spread(first["peakGflops"])
-    assert first["kernel"] in ("js", "wasm-simd128") and (first["kernel"] == "wasm-simd128" or first["note"])
-    assert out["sameMeasurement"] is True  # the second run reuses the worker's measurement
+    assert first["kernel"] == "wasm-simd128"  # SIMD forwards: roof.wasm's probes
+    assert out["js"]["kernel"] == "js" and out["js"]["note"] and "error" not in out["js"]  # JavaScript forwards: JS probes
+    assert out["sameMeasurement"] is False  # a second run measures again: never a stale roof
+    assert "roof.wasm 没能载入" in out["missing"]["error"] and "不可比" in out["missing"]["error"]
     target, draft = first["models"]["target"], first["models"]["draft"]
     assert (target["name"], draft["name"]) == MODELS
     for m in (target, draft):

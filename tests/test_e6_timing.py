@@ -14,6 +14,7 @@ No test reads a real clock: every time here is fake. Needs `node`, node_modules/
 """
 import json
 import math
+import statistics
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,8 @@ BROWSER = ROOT / "precomputed" / "browser"
 TIMEOUT_S = 600
 SEEDS = [[1, 2], [3, 4], [5, 6], [7, 8]]
 RUN = {"draft": DRAFTS[0], "k": 3, "temperature": 0, "nNew": 16, "seed": 0}
-FIGURES = ("targetMs", "draftMs", "verifyMs", "c", "v", "speedupModel", "targetPerSecond", "speculativePerSecond")
-# the fake machine's facts (tests/e6_timing.mjs FACTS): 56 draft forwards and 14 verifies for 40 tokens
-FACTS = {"draftForwards": 56, "targetForwards": 14, "generated": 40}
+# the block-timed figures (c and v(k) and what they are the ratio of); the speedups come from the runs
+FIGURES = ("targetMs", "draftMs", "verifyMs", "c", "v")
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +43,44 @@ def answer(tmp_path_factory):
 
 
 def figure(measured, key):
-    per = measured["perSecond"]
-    return {"targetPerSecond": per["target"]["model"], "speculativePerSecond": per["speculative"]["model"]}.get(
-        key, measured.get(key))
+    return measured[key]
 
 
 def truth(costs):
-    spec = (FACTS["draftForwards"] * costs["draft"] + FACTS["targetForwards"] * costs["verify"]) / FACTS["generated"]
     return {"targetMs": costs["target"], "draftMs": costs["draft"], "verifyMs": costs["verify"],
-            "c": costs["draft"] / costs["target"], "v": costs["verify"] / costs["target"],
-            "speedupModel": costs["target"] / spec, "targetPerSecond": 1000 / costs["target"],
-            "speculativePerSecond": 1000 / spec}
+            "c": costs["draft"] / costs["target"], "v": costs["verify"] / costs["target"]}
+
+
+def from_runs(runs):
+    """The verdict's figures worked out here from the runs (engine.mjs runTimes): per pair the target's ms per token
+    over speculative decoding's, end to end and on the forwards' time; the medians and the middle pair."""
+    pairs = list(zip(runs["target"], runs["speculative"]))
+    e2e = [(t["total"] / t["tokens"]) / (s["total"] / s["tokens"]) for t, s in pairs]
+    model = [(t["model"] / t["tokens"]) / (s["model"] / s["tokens"]) for t, s in pairs]
+    return {"speedupEndToEnd": statistics.median(e2e), "speedupModel": statistics.median(model),
+            "e2eMin": min(e2e), "e2eMax": max(e2e), "modelMin": min(model), "modelMax": max(model),
+            "targetPerSecond": statistics.median(1000 * t["tokens"] / t["total"] for t, _ in pairs)}
+
+
+def check_run_figures(measured, runs):
+    want = from_runs(runs)
+    assert len(runs["target"]) == len(runs["speculative"]) == measured["runs"] and measured["runs"] % 2 == 1
+    for key in ("speedupEndToEnd", "speedupModel"):
+        assert math.isclose(measured[key], want[key], rel_tol=1e-12), key
+    sp = measured["spread"]
+    assert (sp["speedupEndToEnd"]["min"], sp["speedupEndToEnd"]["max"]) == pytest.approx((want["e2eMin"], want["e2eMax"]))
+    assert (sp["speedupModel"]["min"], sp["speedupModel"]["max"]) == pytest.approx((want["modelMin"], want["modelMax"]))
+    assert math.isclose(measured["perSecond"]["target"]["endToEnd"], want["targetPerSecond"], rel_tol=1e-12)
+    # the middle pair is a pair of the runs whose end-to-end speedup is the median
+    mid = measured["middle"]
+    assert mid["target"] in runs["target"] and mid["speculative"] in runs["speculative"]
+    assert math.isclose(mid["endToEnd"], want["speedupEndToEnd"], rel_tol=1e-12)
+
+
+def test_the_speedups_are_the_runs_medians(answer):
+    """The fake machine's phases carry tests/e6_timing.mjs's FACTS (five pairs): the speedups are recomputed here."""
+    for run in runs(answer):
+        check_run_figures(run["measured"], run["facts"])
 
 
 def runs(answer):
@@ -122,18 +149,18 @@ def test_a_run_reports_its_measuring_phase(answer):
     m, timing = first["measured"], first["timing"]
     assert m["n"] == len(timing["samples"]) == answer["settings"]["rounds"]
     assert all(b["ms"] >= timing["minBlockMs"] >= 5 for b in timing["blocks"])
-    assert e["events"].count("e6-sample") == m["n"] and e["events"].count("e6-phase") == 5
+    assert e["events"].count("e6-sample") == m["n"] and e["events"].count("e6-phase") == 7
     # the context is the prompt and half the target's text; the verify's drafts follow it
     assert timing["positions"] == len(timing["context"]) == len(first["promptIds"]) + math.ceil(RUN["nNew"] / 2)
     assert len(timing["drafted"]) == RUN["k"]
     assert math.isclose(m["c"], m["draftMs"] / m["targetMs"]) and math.isclose(m["v"], m["verifyMs"] / m["targetMs"])
-    assert math.isclose(m["perSecond"]["target"]["model"], 1000 / m["targetMs"])
+    assert math.isclose(m["perSecond"]["target"]["model"], statistics.median(
+        1000 * r["tokens"] / r["model"] for r in first["facts"]["runs"]["target"]), rel_tol=1e-12)
     facts = first["facts"]
-    per_round = facts["generated"] / facts["rounds"]
-    assert math.isclose(m["speedupModel"], per_round / (RUN["k"] * m["c"] + m["v"]), rel_tol=1e-9)
-    wall = facts["wall"]
-    assert math.isclose(m["speedupEndToEnd"], (wall["target"]["ms"] / wall["target"]["tokens"])
-                        / (wall["speculative"]["ms"] / wall["speculative"]["tokens"]))
+    check_run_figures(m, facts["runs"])
+    # every run of the verdict wrote what the shown runs wrote: same prompt, seed and length
+    assert {r["tokens"] for r in facts["runs"]["target"]} == {RUN["nNew"]}
+    assert {r["tokens"] for r in facts["runs"]["speculative"]} == {facts["generated"]}
 
 
 def test_measuring_again_adds_samples_and_downloads_nothing(answer):

@@ -3,9 +3,13 @@
 A scanner reads the code of generator/, widgets/ (Python and JavaScript) and benchmarks/, with comments and
 string literals blanked out (page text may name the rule), and reports file:line for anything that looks like
 another implementation of the rule: a min(1, p/q) acceptance, a tensor residual (clamp, torch.minimum), an
-inverse-CDF or library draw (cumsum, searchsorted, bisect, multinomial, choices, argmax), a running-sum draw, or
-a residual max(0, p − q) with a random number next to it. Bar heights such as Math.min(p, q) and
-Math.max(0, p − q) are pictures, not draws, and pass.
+inverse-CDF or library draw (cumsum, searchsorted, bisect, multinomial, choices, argmax), a running-sum draw, a
+residual max(0, p − q) with a random number next to it, or running sums stored entry by entry (what a draw
+searches). Bar heights such as Math.min(p, q) and Math.max(0, p − q) are pictures, not draws, and pass.
+
+One file is allowed to form running sums: widgets/e6/row_sums.mjs, the plain additions E6's draws search, which
+tests/test_row_sums.py proves equal to sampler.py's bit for bit; here it is checked to make no decision (no
+uniform, no search, no comparison but its loop bounds and the residual weight's p > q).
 """
 import json
 import re
@@ -43,9 +47,14 @@ WINDOW_RULES = [
     ("running-sum draw", r"\+=", r"(?:[<>]=?\s*(?:\w+\s*\*\s*)?\bu\b|\bu\s*(?:\*\s*\w+\s*)?[<>]|random\s*\(\s*\))", 3),
     ("residual drawn from", r"\bmax\s*\(\s*0(?:\.0*)?\s*,[^,;\n]+-",
      r"random\s*\(|getRandomValues|\bu\s*\*|\*\s*u\b", 10),
+    ("running sums stored entry by entry", r"\b\w+\s*\+=", r"\b\w+\[\s*\w+\s*\]\s*=\s*\w+\s*;?\s*$", 1),
 ]
-# (file, rule name): the reason it is not a second implementation. Empty: nothing needs an exception today.
-ALLOWED = {}
+ROW_SUMS = "widgets/e6/row_sums.mjs"
+# (file, rule name): the reason it is not a second implementation.
+ALLOWED = {
+    (ROW_SUMS, "running sums stored entry by entry"):
+        "E6's running sums for sampler.py to search, proven equal to accumulate's by tests/test_row_sums.py",
+}
 
 
 # ----------------------------------------------------------------------------- the scanner
@@ -91,6 +100,18 @@ def test_the_sampler_is_the_only_implementation_of_the_rule():
 def test_every_allowance_names_a_file_that_exists_and_says_why():
     for (rel, rule), reason in ALLOWED.items():
         assert (ROOT / rel).is_file() and rule in {r[0] for r in LINE_RULES + WINDOW_RULES} and len(reason) > 20
+
+
+def test_the_row_sums_module_makes_no_decision():
+    """row_sums.mjs only adds: no uniform or random number, no search, and its only comparisons are its loops'
+    bounds and the residual weight's p > q (sampler.residual_weight's)."""
+    code = blank_js((ROOT / ROW_SUMS).read_text(encoding="utf-8"))
+    assert not re.search(r"\bu\b|random|bisect|search|indexOf|findIndex|\bwhile\b|\bbreak\b|\breturn\s+i\b", code)
+    operand = r"[\w.$\[\]]+"
+    comparisons = re.findall(rf"{operand}\s*(?:[<>]=?|[=!]==?)\s*{operand}", code.replace("=>", "  "))
+    assert sorted(comparisons) == ["i < out.length", "i < out.length", "p > q"], comparisons
+    found = findings_in((ROOT / ROW_SUMS).read_text(encoding="utf-8"), "js", "elsewhere.mjs")
+    assert len(found) == 2 and all("running sums stored entry by entry" in f for f in found), found
 
 
 # the loop of generator/data/speculative.py and α of precompute.py before they called the sampler
@@ -140,6 +161,8 @@ def test_the_scanner_finds_the_old_loop():
     ("let acc = 0;\nfor (let i = 0; i < n; i++) {\n  acc += r[i];\n  if (acc > u * total) return i;\n}\n", "js"),
     ("const r = p.map((v, i) => Math.max(0, v - q[i]));\nconst t = pickFrom(r, Math.random());\n", "js"),
     ("const s = `${Math.min(1, p / q)}`;\n", "js"),
+    ("let s = 0;\nfor (let i = 0; i < n; i++) {\n  s += w[i];\n  sums[i] = s;\n}\n", "js"),
+    ("for i, w in enumerate(row):\n    total += w\n    sums[i] = total\n", "python"),
 ])
 def test_the_scanner_finds_hand_written_rules(code, language):
     assert findings_in(code, language, "x"), code

@@ -83,19 +83,23 @@ def test_the_e6_glue_answers_what_sampler_py_answers(glue, answers):
     sampler, got = glue["sampler"], answers["e6"]
     p, q = glue_exercise.P, glue_exercise.Q
     rng = random.Random(9)
-    us = [rng.random() for _ in range(5)]
+    us = [rng.random() for _ in range(6)]
     assert got["draws"] == [[sampler.draw(q, u), u] for u in us]
     assert got["greedy"] == sampler.greedy_pick(q)
     rows_p, rows_q = [p, q, p], [q, p]
-    for (k, drafted, seeded), one in zip(((2, [1, 0], True), (2, [2, 4], True), (1, [0], False), (2, [1, 1], False)),
-                                         got["verify"], strict=True):
+    each_twice = [call for call in glue_exercise.E6_VERIFY_CALLS for _ in ("summed", "not")]
+    for (k, drafted, seeded), one in zip(each_twice, got["verify"], strict=True):
         rec = sampler.verify(rows_p[:k + 1], rows_q[:k], drafted,
                              random.Random(k * 100 + drafted[0]) if seeded else None)
         n = len(rec["u"])
         assert one["kind"] == rec["kind"]
         assert one["numbers"] == [rec["accepted"], rec["token"], rec["final_u"], n, *rec["p"], *rec["q"], *rec["u"],
                                   *rec["accept_prob"]]
-    assert got["sizes"] == [5] * 5 + [2, 4 + 4 * 2] and got["row_type"] and got["drafted_typecode"] == "i"
+    assert got["sizes"] == [5] * 6 + [glue["c13_e6"].DRAFTED + 2, 4 + 4 * 2] and got["row_type"]
+    assert got["ints_typecode"] == "i"
+    # the final draw's sums asked for once per summed T = 1 call (the first of each seeded pair), at the position
+    # drawn at (the first rejection or the bonus: the accepted count); never at T = 0 or unsummed
+    assert got["filled"] == [one["numbers"][0] for one in got["verify"][0:6:2]]
     assert got["nan"]
 
 

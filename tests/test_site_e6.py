@@ -1,6 +1,7 @@
 """E6 on the built site, on the measurement lab's page (lab.html): the model files copied with the sha256 the data stage
-recorded, the widget payload that points at them, the static version (the build machine's measured table) and the
-page's own E6 code kept small."""
+recorded, the widget payload that points at them and its defaults (the lesson's k and temperature), the opening (short,
+asking its question) with the method in a fold below the static version (the build machine's measured table), and
+the page's own E6 code kept small."""
 import hashlib
 import json
 import re
@@ -11,14 +12,21 @@ from mkdocs.exceptions import PluginError
 from generator.models.family import TARGET
 from generator.pages.experiments import SERVE_COMMAND
 from generator.pages.vendor import MODELS_DEST, browser_models
+from generator.pages.widget_payload import nearest_offered
+from tests.pagetext import HAN, sentences
 from tests.sitelib import data_file, read, widget_json
 
 # the page's own E6 modules, loaded with the page; the engine, the models and the tokenizer load on 开始 only
-PAGE_MODULES = ("index.js", "controls.js", "rounds.js", "report.js", "explain.js", "spread.mjs")
+PAGE_MODULES = ("index.js", "controls.js", "question.js", "rounds.js", "report.js", "explain.js", "spread.mjs")
 LAZY_MODULES = ("engine.mjs", "model.mjs", "tokenizer.mjs", "speculate.mjs", "timing.mjs", "roof.mjs")
 # bytes: E6's share of the ≤ 500 KB a reader fetches before Pyodide (44 KB since the report draws the roofline,
-# 56 KB since it explains the run; 52 KB since the report's sentences are the page's words, not explain.js's)
-PAGE_MODULES_BUDGET = 52_000
+# 56 KB since it explains the run; 52 KB since the report's sentences are the page's words, not explain.js's; 56 KB
+# since E6 asks its question before the run: question.js and its wiring, 4.6 KB; 61 KB since its verdict is the runs
+# repeated in turn, with the prediction, the guess and the regime at one position judged against it, 5.2 KB)
+PAGE_MODULES_BUDGET = 61_000
+QUESTION = "你的机器上，投机解码会更快吗？"
+OPENING_HAN = 200  # issue 36: E6 opens with one short paragraph and its question, at most this many Chinese characters
+SENTENCE_HAN = 120  # the lab page's longest sentence
 
 
 def sha256(path):
@@ -63,6 +71,66 @@ def test_the_payload_points_at_the_files_with_their_sizes(site, data):
     d = e6["defaults"]
     assert d["draft"] in e6["drafts"] and d["k"] in e6["ks"] and d["nNew"] in e6["new_tokens"]
     assert d["temperature"] in e6["temperatures"] == [0, 1]
+
+
+def test_e6_starts_as_the_lesson_runs_its_k_and_temperature(site, data, page_ctx):
+    """The defaults are the lesson's: the replay's k (E3/E4's, the page's replay_k) and temperature (T = 1), read from
+    the data, taken as they are when E6 offers them (nearest_offered)."""
+    e6 = json.loads(widget_json(read(site / "lab.html")))["e6"]
+    d = e6["defaults"]
+    assert d["k"] == page_ctx["replay_k"] == data["replay"]["k"] == data["constants"]["lesson_k"]
+    assert d["k"] in e6["ks"]  # offered as it is: k.lesson ≤ k.max, and E6 offers every k up to k.max
+    assert d["temperature"] == page_ctx["temperature"] == data["replay"]["temperature"] == 1
+    assert d["prompt"] == data["replay"]["prompt"]
+
+
+def test_a_lesson_value_e6_does_not_offer_becomes_the_nearest_it_does():
+    assert nearest_offered(4, [1, 2, 3, 4, 5]) == 4
+    assert nearest_offered(9, [1, 2, 3]) == 3 and nearest_offered(0, [2, 4]) == 2
+    assert nearest_offered(3, [2, 4]) == 2  # as close both ways: the smaller (the cheaper run)
+    assert nearest_offered(0.7, [0, 1]) == 1 and nearest_offered(0.5, [0, 1]) == 0
+
+
+def e6_parts(site):
+    """E6's opening (its prose and question, from the notices to the static version), the static version, the fold
+    after it: the built markup of each."""
+    _, section = e6_section(site)
+    opening = section[section.index("</noscript>"):section.index('<div class="c13-e6-static">')]
+    static = re.search(r'<div class="c13-e6-static">(.*?)</div>\s*<details', section, re.S)
+    fold = re.search(r'</div>\s*(<details class="c13-more">.*?</details>)', section, re.S)
+    assert static and fold, "E6's static version is not followed by its method fold"
+    return opening, static.group(1), fold.group(1)
+
+
+def test_e6_opens_with_a_short_paragraph_and_its_question(site):
+    opening, _, _ = e6_parts(site)
+    text = page_text_of(opening)
+    assert len(HAN.findall(text)) <= OPENING_HAN, (len(HAN.findall(text)), text)
+    question = re.search(r'<p class="c13-e6-question"><strong>(.*?)</strong>', opening)
+    assert question and question.group(1) == QUESTION  # shown without JavaScript too; live, it heads the choice
+    for words in ("WebAssembly", "Pyodide", "float16", "MB", "计时"):  # the method waits in the fold
+        assert words not in text, words
+
+
+def test_the_method_and_its_caveats_are_in_a_fold_below_the_result(site, page_ctx):
+    from generator.pages.formats import as_written, fixed, num
+    _, _, fold = e6_parts(site)
+    text = page_text_of(fold)
+    assert text.strip().startswith("E6 怎么跑") and "<summary>" in fold
+    for words in ("WebAssembly SIMD", "JavaScript", "sampler.py", "Pyodide", "float16", "0.1 ms", "屋顶线", "再测一次"):
+        assert words in text, words
+    # the float16 comparison and the download, through their blanks
+    for figure in (num(page_ctx["float16_positions"]), as_written(page_ctx["float16_max_dp"]),
+                   f"{fixed(page_ctx['download_mb'], 1)} MB"):
+        assert figure in text, figure
+
+
+def test_no_sentence_of_e6s_prose_is_over_the_labs_limit(site):
+    opening, _, fold = e6_parts(site)
+    for part in (opening, fold):
+        text = re.sub(r"<[^>]+>", "", re.sub(r"</p>|<br\s*/?>", "\n", part))
+        long = [s for s in sentences(text) if len(HAN.findall(s)) > SENTENCE_HAN]
+        assert not long, long
 
 
 def test_e6_is_on_the_lab_page_after_the_measured_costs_and_the_roofline(site):

@@ -98,10 +98,10 @@ def test_every_decision_is_the_samplers(family, monkeypatch):
     calls = {"draw": 0, "verify": 0}
     real_draw, real_verify = sampler.draw, sampler.verify
 
-    def counting_draw(row, u):
+    def counting_draw(row, u, sums=None):  # sums: the bonus draw passes verify's (None offline: formed by the sampler)
         calls["draw"] += 1
         assert isinstance(row, list) and isinstance(row[0], float)  # rows reach the sampler as float lists
-        return real_draw(row, u)
+        return real_draw(row, u, sums)
 
     def counting_verify(p_rows, q_rows, drafted, rng):
         calls["verify"] += 1

@@ -10,12 +10,12 @@ given over the full vocabulary. Three schemes are compared:
     correct     draft x ~ q; accept with min(1, p(x)/q(x)); else draw from
                 the residual norm(max(0, p - q)). Its output is exactly p.
 
-Standard library only: this one file is shared by the offline generator
-(CPython) and the lesson running in the browser (Pyodide). It is the only
-implementation of the rule: the generator's real-model runs call, row by
-row (lists of floats, not necessarily normalised), accept_probability,
-accepts, draw, residual, draw_residual, draw_bonus and the T = 0 forms
-greedy_pick, greedy_accepts, through verify, one round's decisions.
+Standard library only: this one file is shared by the offline generator (CPython) and the lesson running in the
+browser (Pyodide). It is the only implementation of the rule: the generator's real-model runs call, row by row (lists
+of floats, not necessarily normalised), accept_probability, accepts, draw, residual, draw_residual, draw_bonus and the
+T = 0 forms greedy_pick, greedy_accepts, through verify, one round's decisions. A draw searches a row's running sums,
+formed here or given (`sums`: E6's, from widgets/e6/row_sums.mjs, equal bit for bit: tests/test_row_sums.py); every
+comparison, the search and the zero-weight tail are made here, on one code path.
 """
 
 import math
@@ -36,10 +36,8 @@ class SamplerError(ValueError):
 
 
 def check_distribution(dist, name, length=None):
-    """Validate dist and normalise it once. Returns (normalised list, original sum).
-    Distributions that do not sum exactly to 1 (e.g. after rounding) are divided
-    by their sum once; the sum is returned so a caller can report it.
-    """
+    """Validate dist and normalise it once. Returns (normalised list, original sum). Distributions that do not sum
+    exactly to 1 (e.g. after rounding) are divided by their sum once; the sum is returned so a caller can report it."""
     if not isinstance(dist, (list, tuple)):
         raise SamplerError(f"{name} must be a list of numbers, got {type(dist).__name__}")
     if length is not None and len(dist) != length:
@@ -115,40 +113,46 @@ def accepts(p_x, q_x, u):
     return u < accept_probability(p_x, q_x)
 
 
+def residual_weight(p_x, q_x):
+    """One token's residual weight, max(0, p(x) - q(x)): the one definition (residual's example shows it)."""
+    return p_x - q_x if p_x > q_x else 0.0
+
+
 def residual(p, q):
     """The residual weights max(0, p - q), token by token (draw normalises).
     >>> residual([0.5, 0.25, 0.25], [0.25, 0.5, 0.25])
     [0.25, 0.0, 0.0]
     """
-    return [a - b if a > b else 0.0 for a, b in zip(p, q)]
+    return list(map(residual_weight, p, q))
 
 
-def _table(weights):
-    """Sampling table (cumulative, total), None without a positive weight.
-    The first running sum above u * total belongs to a positive weight (a zero
-    adds nothing), so no zero-probability token is drawn; from the last positive
-    token on the entries are infinite, so u * total rounding up to total lands
-    on that last possible token."""
-    cum = list(accumulate(weights))
-    if not cum or not cum[-1] > 0:
-        return None
-    total, last = cum[-1], len(cum) - 1
-    while not weights[last] > 0:
-        last -= 1
-    cum[last:] = [math.inf] * (len(cum) - last)
-    return cum, total
+def _table(weights, sums=None, weight=None):
+    """Sampling table (running sums, total, weight(i)) of weights, None without a positive weight: the sums formed
+    here (accumulate, in order) or given, one per weight; weight(i) is weights[i] unless given (the residual's)."""
+    if sums is None:
+        sums = list(accumulate(weights))
+    elif len(sums) != len(weights):
+        raise SamplerError(f"累计和有 {len(sums)} 项而权重有 {len(weights)} 项：须一项一和，请按同一行重新累计")
+    return (sums, sums[-1], weight or weights.__getitem__) if len(sums) and sums[-1] > 0 else None
 
 
 def _draw(table, u):
-    """Token drawn from table with the uniform number u in [0, 1)."""
-    cum, total = table
-    return bisect_right(cum, u * total)
+    """Token drawn from table with the uniform u in [0, 1): the first whose running sum exceeds u * total (its sum rose:
+    its weight is positive). If u * total rounds up to the total (a subnormal total), none: the last token of positive
+    weight, found from the end, its weight absorbed or not (as if the sums were infinite from that token on)."""
+    cum, total, weight = table
+    token = bisect_right(cum, u * total)
+    if token == len(cum):
+        token -= 1
+        while not weight(token) > 0:
+            token -= 1
+    return token
 
 
-def draw(weights, u):
-    """Inverse-CDF draw with the uniform u in [0, 1): the first token whose
-    cumulative weight exceeds u * total (weights need not sum to 1). A zero-
-    weight token is never drawn, also when u * total rounds up to the total.
+def draw(weights, u, sums=None):
+    """Inverse-CDF draw with the uniform u in [0, 1): the first token whose cumulative weight exceeds u * total (weights
+    need not sum to 1). A zero-weight token is never drawn, also when u * total rounds up to the total. sums: the
+    weights' running sums formed elsewhere (None: formed here).
     >>> draw([0.0, 0.5, 0.0, 0.5], 0.25)
     1
     >>> draw([0.0, 0.5, 0.0, 0.5], 0.5)
@@ -158,31 +162,32 @@ def draw(weights, u):
     >>> draw([2, 6], 0.3)  # cumulative [2, 8]; 0.3 * 8 = 2.4 lies past 2
     1
     """
-    table = _table(weights)
+    table = _table(weights, sums)
     if table is None:
         raise SamplerError("the weights have no positive entry: there is nothing to draw")
     return _draw(table, u)
 
 
-def draw_residual(p_row, q_row, u):
-    """The token drawn after a rejection: from norm(max(0, p - q)), with u.
+def draw_residual(p_row, q_row, u, sums=None):
+    """The token drawn after a rejection: from norm(max(0, p - q)), with u (sums: residual(p_row, q_row)'s).
     >>> draw_residual([0.5, 0.25, 0.25], [0.25, 0.5, 0.25], 0.9)
     0
     >>> draw_residual([0.1, 0.6, 0.3], [0.2, 0.2, 0.6], 0.5)  # residual [0, 0.4, 0]
     1
     """
-    try:
-        return draw(residual(p_row, q_row), u)
-    except SamplerError:
-        raise SamplerError("p <= q at every token: the residual is empty, so no draft can be rejected") from None
+    table = (_table(residual(p_row, q_row)) if sums is None else
+             _table(p_row, sums, lambda i: residual_weight(p_row[i], q_row[i])))
+    if table is None:
+        raise SamplerError("p <= q at every token: the residual is empty, so no draft can be rejected")
+    return _draw(table, u)
 
 
-def draw_bonus(p_row, u):
-    """The bonus token after all k drafts were kept: a draw from p, with u.
+def draw_bonus(p_row, u, sums=None):
+    """The bonus token after all k drafts were kept: a draw from p, with u (sums: p_row's).
     >>> draw_bonus([0.25, 0.25, 0.5], 0.4)
     1
     """
-    return draw(p_row, u)
+    return draw(p_row, u, sums)
 
 
 def greedy_pick(row):
@@ -204,16 +209,10 @@ def greedy_accepts(p_row, x):
 def _table_probs(table, size):
     """The distribution a table samples from, as a list of probabilities."""
     out = [0.0] * size
-    if table is None:
-        return out
-    cum, total = table
-    prev = 0.0
-    for token, c in enumerate(cum):
-        if c == math.inf:  # the last possible token takes the rest
-            out[token] = (total - prev) / total
-            break
-        out[token] = (c - prev) / total
-        prev = c
+    if table is not None:  # each token its sum's rise; the last possible token (u = 1: past every sum) the rest
+        cum, total, _ = table
+        last = _draw(table, 1.0)
+        out[:last + 1] = [(c - prev) / total for c, prev in zip(cum[:last] + [total], [0.0] + cum[:last])]
     return out
 
 
@@ -249,13 +248,11 @@ def _check_scheme(scheme, allowed=SCHEMES):
         raise ValueError(f"unknown scheme {scheme!r}, expected one of {allowed}")
 
 
-# sampling. Random stream, a fixed order per round (one_round and run share it):
-#   naive: random() for x, then for y. resample_p/correct: random() for x, for
-#   u, and for the resampled token only on rejection. direct (run only): random()
-#   for the token. A real-model round of k drafts (the generator's loop, then
-#   verify): random() for each drafted token in turn (a draw from that
-#   position's q), then for each accept test up to the first rejection, then one
-#   for the final token (from the residual after a rejection, else the bonus).
+# sampling. Random stream, a fixed order per round (one_round and run share it): naive: random() for x, then for y.
+#   resample_p/correct: random() for x, for u, and for the resampled token only on rejection. direct (run only):
+#   random() for the token. A real-model round of k drafts (the generator's loop, then verify): random() for each
+#   drafted token in turn (a draw from that position's q), then for each accept test up to the first rejection, then
+#   one for the final token (from the residual after a rejection, else the bonus).
 
 def one_round(pair, rng, scheme):
     """One round with everything it used, as a dict."""
@@ -276,13 +273,13 @@ def one_round(pair, rng, scheme):
     return rec
 
 
-def verify(p_rows, q_rows, drafted, rng=None):
-    """The decisions of one real-model round (Leviathan et al. 2022, Algorithm 1)
-    from the target's k + 1 rows (its one verifying forward), the draft's k rows
-    and the k drafted tokens, with every number used. T = 1 (rng given): keep
-    token i while accepts(p_i(x_i), q_i(x_i), u_i); the final token comes from
-    the residual at the first rejection, else the bonus from p_{k+1}. T = 0 (rng
-    None): greedy_accepts, and the final token is the target's greedy_pick.
+def verify(p_rows, q_rows, drafted, rng=None, sums=None):
+    """The decisions of one real-model round (Leviathan et al. 2022, Algorithm 1) from the target's k + 1 rows (its
+    one verifying forward), the draft's k rows and the k drafted tokens, with every number used. T = 1 (rng given):
+    keep token i while accepts(p_i(x_i), q_i(x_i), u_i); the final token comes from the residual at the first
+    rejection, else the bonus from p_{k+1}. T = 0 (rng None): greedy_accepts, and the final token is the target's
+    greedy_pick. sums(i) (T = 1, optional): the final draw's running sums, asked for once, at the position drawn at
+    (residual(p_i, q_i)'s, or p_{k+1}'s for the bonus); None: formed here.
     >>> rec = verify([[0.5, 0.5], [0.9, 0.1]], [[0.25, 0.75]], [1], FixedStream([0.7, 0.1]))
     >>> rec["accept_prob"], rec["accepted"], rec["kind"], rec["token"]
     ([0.6666666666666666], 0, 'resampled', 0)
@@ -301,19 +298,20 @@ def verify(p_rows, q_rows, drafted, rng=None):
                            ("accept_prob", None if greedy else accept_probability(p_x, q_x))):
             rec[key].append(value)
         if not (greedy_accepts(p_rows[i], x) if greedy else accepts(p_x, q_x, u)):
-            return _final_token(rec, "resampled", p_rows[i], q_rows[i], rng)
+            return _final_token(rec, "resampled", p_rows[i], q_rows[i], rng, sums, i)
         rec["accepted"] += 1
-    return _final_token(rec, "bonus", p_rows[len(drafted)], None, rng)
+    return _final_token(rec, "bonus", p_rows[len(drafted)], None, rng, sums, len(drafted))
 
 
-def _final_token(rec, kind, p_row, q_row, rng):
-    """A round's last token: T = 0 the greedy pick; T = 1 a residual draw (q_row given) or the bonus draw."""
+def _final_token(rec, kind, p_row, q_row, rng, sums, i):
+    """A round's last token: T = 0 the greedy pick; T = 1 a residual draw (q_row given) or the bonus, on sums(i)."""
     rec["kind"] = kind
     if rng is None:
         rec["token"] = greedy_pick(p_row)
     else:
-        rec["final_u"] = rng.random()
-        rec["token"] = draw_residual(p_row, q_row, rec["final_u"]) if q_row else draw_bonus(p_row, rec["final_u"])
+        u = rec["final_u"] = rng.random()
+        row_sums = None if sums is None else sums(i)
+        rec["token"] = draw_residual(p_row, q_row, u, row_sums) if q_row else draw_bonus(p_row, u, row_sums)
     return rec
 
 

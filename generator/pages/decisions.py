@@ -46,10 +46,19 @@ DECISIONS = {
     "stale.missing_ks": (YES_NO, "measured.py stale_words: some of the page's k were not timed"),
     # E6's report on the reader's run, decided in the browser (widgets/e6/explain.js sayings): the page writes every
     # case, the widget keeps one (templates.Live)
+    "run.speed": (("faster", "slower", "same"), "E6 (explain.js speedVerdict): every pair of runs faster end to end, "
+                  "every pair slower, or 1× within their spread"),
+    "run.guess_right": (("yes", "no", "none"), "E6 (explain.js guessRight): the reader's guess before the run is the "
+                        "verdict (none: no guess recorded)"),
+    "run.prediction_fits": (YES_NO, "E6 (explain.js predictionCheck): E[N] ÷ (k·c + v(k)) with the reader's costs "
+                            "within the pairs' end-to-end spread"),
+    "run.gap_cause": (("besides", "forwards"), "E6 (explain.js predictionCheck): the larger part of the prediction's "
+                      "miss: what is not a forward, or the forwards' own time"),
+    "run.forwards_slower": (YES_NO, "E6: the forwards' speedup in the runs below the prediction"),
+    "run.bound_one": (("compute", "bandwidth"), "E6: the one-position forward's larger lower bound on the reader's roof"),
     "run.bound": (("compute", "bandwidth"), "E6: the verify forward's larger lower bound on the reader's roof"),
     "run.overhead": (YES_NO, "E6: the measured verify forward at least overhead_bound × its roof's time"),
     "run.agrees": (YES_NO, "E6: the roofline's v(k) within roof_agrees of the measured one"),
-    "run.faster": (YES_NO, "E6: the model-time speedup at least 1×"),
     "run.roof_c_known": (YES_NO, "E6: the reader's roof measured, so the roofline predicts c"),
     "run.c_case": (("far_above", "far_below", "scales"), "E6: c at least far_above × the parameter ratio, at most "
                                                          "1 / far_above of it, or between"),

@@ -128,15 +128,25 @@ def e6_payload(data, measured=None):
                          "run `make data`")
     files = browser_models(data)
     smallest = min(constants["drafts"], key=lambda d: data["models"][d]["parameters"])  # E6 starts with the cheapest
+    temperatures = [0, 1]
+    # E6 starts as the lesson runs: its replay's k and temperature (c13.json → replay), or the nearest E6 offers
+    lesson = data["replay"]
     return {"models": MODELS_DEST + "/", "files": {name: size for name, (_, size) in files.items()},
             "sha256": {name: data["browser"]["files"][name]["sha256"] for name in files},
             "context": context, "target": target, "drafts": constants["drafts"],
-            "prompts": [p["text"] for p in data["prompts"]], "ks": ks, "temperatures": [0, 1],
+            "prompts": [p["text"] for p in data["prompts"]], "ks": ks, "temperatures": temperatures,
             "new_tokens": new_tokens,
-            "defaults": {"draft": smallest, "k": constants["greedy_ks"][0], "temperature": 0,
+            "defaults": {"draft": smallest, "k": nearest_offered(lesson["k"], ks),
+                         "temperature": nearest_offered(lesson["temperature"], temperatures),
                          "nNew": new_tokens[1] if len(new_tokens) > 1 else new_tokens[0],
-                         "prompt": data["replay"]["prompt"]},
+                         "prompt": lesson["prompt"]},
             "build_roof": build_roof(measured)}
+
+
+def nearest_offered(value, offered):
+    """The choice of `offered` closest to `value` (the smaller of two as close): E6's default k and temperature are the
+    lesson's, which lesson.toml keeps within E6's choices (k.lesson ≤ k.max), so this only guards a hand-made file."""
+    return min(offered, key=lambda choice: (abs(choice - value), choice))
 
 
 def build_roof(measured):

@@ -28,7 +28,10 @@ def configure(page, *, draft=None, k=2, temperature=0, n_new=16, seed=20241):
     page.fill("#e6 input.c13-seed", str(seed))
 
 
-def start_e6(page):
+def start_e6(page, guess="faster"):
+    """开始, after the guess E6 asks for first (widgets/e6/question.js): `guess` is chosen when none is yet."""
+    if not page.locator("#e6 .c13-e6-gate input:checked").count():
+        page.check(f"#e6 .c13-e6-gate input[value='{guess}']")
     page.click("#e6 button:text-is('开始')")
 
 

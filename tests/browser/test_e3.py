@@ -71,14 +71,14 @@ def test_the_caption_says_where_the_mask_comes_from_at_every_k(lesson, data):
 def test_the_mask_is_drawn_as_the_text_says(lesson):
     page, _ = lesson
     prose = page.inner_text("#one-forward ~ p >> nth=2")
-    assert "斜线格 = 接受" in prose and "实心格 = 拒绝" in prose
+    assert "圆点格 = 接受" in prose and "实心格 = 拒绝" in prose
     page.fill("#e3 input[type=range]", "4")
     fills = page.evaluate("""() => {
         const svg = [...document.querySelectorAll('#e3 .c13-e3-picture svg')]
             .find((s) => s.getBoundingClientRect().width > 0);
         const fill = (sel) => [...svg.querySelectorAll(sel)].map((r) => getComputedStyle(r).fill);
         return { yes: fill('rect.c13-mask-yes'), no: fill('rect.c13-mask-no') }; }""")
-    assert fills["yes"] and all(f.startswith("url(") and "-mask" in f for f in fills["yes"])  # the hatch (slashes)
+    assert fills["yes"] and all(f.startswith("url(") and "-dots" in f for f in fills["yes"])  # the dots
     assert fills["no"] and all(f.startswith("rgb") and f not in ("rgb(0, 0, 0)",) for f in fills["no"])
 
 

@@ -199,9 +199,7 @@ def measured_costs():
     torch = {"c": {d: s["median"] for d, s in m["forward"]["c"].items()},
              "v": {r["k"]: r["median"] for r in m["forward"]["v"]},
              "points": {d: {r["k"]: r["speedup"] for r in rows} for d, rows in m["speedup"]["drafts"].items()}}
-    e = m["browser_forwards"]["engines"]["wasm-simd128"]
-    wasm = {"c": {d: s["median"] for d, s in e["c"].items()}, "v": {r["k"]: r["median"] for r in e["v"]}}
-    return m, {"torch": torch, "wasm": wasm}
+    return m, {"torch": torch}
 
 
 def formula(alpha, c, k, v):
@@ -226,7 +224,7 @@ def test_measured_costs_move_the_curve(lesson, data):
     for draft in data["constants"]["drafts"]:
         page.click(f"#e5 button:has-text('{draft}：实测 α')")
         alpha = acc[draft]["alpha"]
-        for key in ("torch", "wasm"):
+        for key in ("torch",):
             choose_costs(page, key)
             c, v = costs[key]["c"][draft], costs[key]["v"]
             assert page.is_disabled("#e5 input[type=range][id$='-c']")
@@ -287,16 +285,16 @@ def test_the_choice_of_costs_by_keyboard_and_a_hand_moved_alpha(lesson, data):
     assert page.is_checked("#e5 input[type=radio][name$='-costs'][value='lesson']")
 
 
-def test_the_choices_of_costs_are_the_lessons_and_the_build_machines_only(lesson):
+def test_the_choices_of_costs_are_the_lessons_against_the_measured(lesson):
     """E6 runs on the measurement lab's page (lab.html), not beside E5: E5 offers exactly the lesson's costs and the
-    build machine's (torch; E6's WebAssembly forward in Node), each enabled with measured.json, and no "your machine"
+    build machine's PyTorch (E6's WebAssembly costs stay on the lab's page), each enabled with measured.json, and no "your machine"
     (你的机器), neither live nor in the static version's words; an E6 report dispatched on this page (the event E5
     once listened to, c13:e6-measured) changes nothing."""
     page, _ = lesson
     radios = page.locator("#e5 fieldset.c13-e5-costs input[type=radio][name$='-costs']")
-    assert radios.evaluate_all("es => es.map((e) => e.value)") == ["lesson", "torch", "wasm"]
+    assert radios.evaluate_all("es => es.map((e) => e.value)") == ["lesson", "torch"]
     if MEASURED_PATH.exists():
-        assert radios.evaluate_all("es => es.map((e) => e.disabled)") == [False, False, False]
+        assert radios.evaluate_all("es => es.map((e) => e.disabled)") == [False, False]
         assert page.is_hidden("#e5 .c13-e5-costs-why")
     assert "你的机器" not in page.text_content("#e5")
     static = page.locator("#e5 .c13-static-only").all_text_contents()
@@ -305,5 +303,5 @@ def test_the_choices_of_costs_are_the_lessons_and_the_build_machines_only(lesson
     before = page.inner_html("#e5 .c13-live")
     page.evaluate("""() => document.dispatchEvent(new CustomEvent("c13:e6-measured", { detail: { draft: "x", k: 2,
         c: 0.5, v: 1.5, kernel: "wasm-simd128", speedupModel: { median: 1.1, min: 1.0, max: 1.2 } } }))""")
-    assert page.locator("#e5 fieldset.c13-e5-costs input[type=radio]").count() == 3
+    assert page.locator("#e5 fieldset.c13-e5-costs input[type=radio]").count() == 2
     assert page.inner_html("#e5 .c13-live") == before

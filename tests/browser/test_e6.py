@@ -21,7 +21,8 @@ def lazy_requests(log):
     return [u for u in log.requests if any(part in u for part in LAZY)]
 
 
-def configure(page, *, draft=None, k=2, temperature=0, n_new=16, prompt=None):
+def configure(page, *, draft=None, k=2, temperature=0, n_new=16, prompt=None, guess="faster"):
+    page.check(f"#e6 .c13-e6-gate input[value='{guess}']")  # E6 asks its question first (widgets/e6/question.js)
     if prompt is not None:
         page.fill("#e6 textarea.c13-e6-prompt", prompt)
     if draft:
@@ -100,9 +101,12 @@ def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lab, dat
     assert math.isclose(alpha, int(report["accepted"]) / int(report["tested"]), rel_tol=1e-9)
     assert 0 < c and 0 < v and all(math.isfinite(float(report[key])) and float(report[key]) > 0
                                    for key in ("speedupModel", "speedupEndToEnd"))
-    body = data["accounting"]["drafts"][small]  # the body's formula: its pooled α, c = the parameter ratio, v = 1
-    assert math.isclose(float(report["predictedLesson"]), expected_yield(body["alpha"], 2) / (2 * body["c"] + 1),
-                        rel_tol=1e-9)
+    # the lesson's formula, c = the parameter ratio, v = 1, with the α of this run's temperature: the body samples at
+    # T = 1 only, so a T = 0 run's formula takes this run's own α
+    body = data["accounting"]["drafts"][small]
+    assert float(report["lessonAlpha"]) == alpha
+    assert math.isclose(float(report["predictedLesson"]), expected_yield(alpha, 2) / (2 * body["c"] + 1), rel_tol=1e-9)
+    assert "这次运行的 α（T = 0" in page.inner_text("#e6 .c13-e6-speed tr[data-row='lesson']")
     assert math.isclose(float(report["predictedOwn"]), expected_yield(alpha, 2) / (2 * c + v), rel_tol=1e-9)
     # every speed says what it is: the reader's wall clock, the formula with the reader's costs, the body's formula
     kinds = page.eval_on_selector_all("#e6 .c13-e6-speed tr[data-row] td",
@@ -130,12 +134,14 @@ def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samp
     n, step, block = int(report["n"]), float(report["clockStep"]), float(report["minBlockMs"])
     assert n == 9 and 0 < step <= 2 and block == max(5, min(20, 50 * step))
     assert float(report["shortestBlockMs"]) >= block >= 5  # every sample a block of at least 5 ms by the clock
-    for key in ("targetMs", "draftMs", "verifyMs", "speedupModel", "targetPerSecond", "speculativePerSecond"):
+    for key in ("targetMs", "draftMs", "verifyMs", "speedupModel", "speedupEndToEnd", "targetPerSecond",
+                "speculativePerSecond"):
         low, high = float(report[f"{key}Min"]), float(report[f"{key}Max"])
         assert 0 < low <= high, key
-    for key in ("targetMs", "draftMs", "verifyMs"):  # a median lies within its samples' range
+    # a median lies within its range: the block-timed costs over the samples, the speedups over the runs' pairs
+    for key in ("targetMs", "draftMs", "verifyMs", "speedupModel", "speedupEndToEnd"):
         assert float(report[f"{key}Min"]) <= float(report[key]) <= float(report[f"{key}Max"]), key
-    assert math.isclose(float(report["targetPerSecond"]), 1000 / float(report["targetMs"]), rel_tol=1e-9)
+    assert int(report["runs"]) % 2 == 1
     assert float(report["targetPerSecondEndToEnd"]) > 0 and float(report["speculativePerSecondEndToEnd"]) > 0
     text = page.inner_text("#e6 .c13-e6-report")
     assert report["kernel"] in ("js", "wasm-simd128")
@@ -173,6 +179,15 @@ def test_a_sampled_run_finishes_and_points_to_e2(lab, data):
     verdict = page.locator("#e6 .c13-e6-verdict")
     # E2 is on the lesson page
     assert "同一个分布" in verdict.inner_text() and verdict.locator("a[href='index.html#exp-e2']").count() == 1
+    # the guess made before the run stays beside the report (widgets/e6/question.js)
+    guess = page.locator("#e6 .c13-e6-guess")
+    assert guess.is_visible() and guess.get_attribute("data-guess") == "faster" and "会更快" in guess.inner_text()
+    # at T = 1 the lesson's formula takes the body's α (E5's), the one the lesson samples with
+    report = dataset(page, "#e6 .c13-e6-report")
+    body = data["accounting"]["drafts"][report["draft"]]
+    assert float(report["lessonAlpha"]) == body["alpha"]
+    assert math.isclose(float(report["predictedLesson"]), expected_yield(body["alpha"], 3) / (3 * body["c"] + 1),
+                        rel_tol=1e-9)
 
 
 def test_cancel_mid_run_settles_and_keeps_the_focus(lab, data):

@@ -6,23 +6,22 @@
 // from precomputed/papers.json through the page). It starts on the small draft at the current k slider. Every
 // speedup it prints says what it is (data-kind, title): the lesson's formula (v = 1) by default. Beside the sliders a
 // choice of costs (COSTS) puts the build machine's measured c and v(k) into the formula instead, E[N] / (k·c + v(k))
-// (data.e5_costs, from measured.json: torch, with its measured wall-clock speedups drawn on the curve for a loaded
-// draft; E6's WebAssembly forward in Node): the c slider then stands still at the measured c of the loaded draft (the
+// (data.e5_costs, from measured.json: PyTorch's, with its measured wall-clock speedups drawn on the curve for a loaded
+// draft; the payload's WebAssembly costs are E6's, not offered here): the c slider then stands still at the measured c of the loaded draft (the
 // last one loaded when α was moved by hand). The reader's own costs are E6's, on the lab page (docs/lab.md). The
 // static version (the build-time plot) stays the lesson's formula.
 import { el, fill, fixed, fromMarkup, mount, num, pct, speed, stash, times, trim, uid } from "../c13-util.js";
 import { bestK, expectedYield, measuredSpeedup, rowPoint, sliderPlot, sliderValues, speedup, wallClockPoint }
   from "../figures/speedup.mjs";
 
-// the choices of costs: the lesson's (v = 1, c from the slider) and the build machine's measured ones
-// (data.e5_costs[key]); `name` goes into the sentences ("公式代入{name}实测的 c 和 v(k)")
+// the two choices of costs: the lesson's (v = 1, c from the slider) against the build machine's measured ones
+// (data.e5_costs.torch); `name` goes into the sentences ("公式代入{name}实测的 c 和 v(k)")
 const COSTS = [
   { key: "lesson", label: "课上：v = 1，c 用滑块" },
-  { key: "torch", label: "构建机实测：PyTorch", name: "构建机 PyTorch " },
-  { key: "wasm", label: "构建机实测：WebAssembly（Node）", name: "构建机 WebAssembly 前向" },
+  { key: "torch", label: "构建机实测（PyTorch）", name: "构建机 PyTorch " },
 ];
 
-/** Why a choice of costs cannot be made here (Chinese), or null: no measured.json, stale, no WebAssembly timings. */
+/** Why a choice of costs cannot be made here (Chinese), or null: no measured.json or a stale one. */
 export function costsProblem(costs, key) {
   if (key === "lesson") return null;
   if (!costs || costs.reason) return costs?.reason ?? "这次构建没有构建机的实测。";

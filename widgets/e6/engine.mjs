@@ -4,8 +4,9 @@
 // A run: fetch tokenizer.json and the two float16 safetensors it needs from the site (progress in bytes; the
 // parsed models stay cached for later runs), encode the prompt with the lesson's BPE (tokenizer.mjs), check that
 // prompt + nNew + k fits the context, then run the target alone and the speculative loop (speculate.mjs) with
-// the same seed, and report every token and round as it happens; then the measuring phase (timing.mjs: blocks of
-// repeated forwards, long enough for the browser's coarse clock) and the reader's own measurements (spread.mjs).
+// the same seed, and report every token and round as it happens; then the two loops again, silently and in turn
+// (TIMING.runs times each: the verdict's wall clocks), the measuring phase (timing.mjs: blocks of repeated forwards,
+// long enough for the browser's coarse clock, for c and v(k)) and the reader's own measurements (spread.mjs).
 // Every draw, accept test and greedy pick is a call into widgets/sampler.py in Pyodide, through sampler_bridge.mjs.
 //
 // Messages in:  {type: "e6-run", id, args: {prompt, draft, k, temperature, nNew, seed}, target, modelsURL, files,
@@ -23,7 +24,7 @@ import { Decoder, loadGPT } from "./forwards.mjs";
 import { BPETokenizer } from "./tokenizer.mjs";
 import { cancelledError, speculative, targetOnly } from "./speculate.mjs";
 import { samplerAdapter } from "./sampler_bridge.mjs";
-import { measureForwards } from "./timing.mjs";
+import { TIMING, measureForwards } from "./timing.mjs";
 import { runRoof } from "./roof.mjs";
 import { figures } from "./spread.mjs";
 import { STALL_MS, fetchBytes, incompleteError, mismatchError, sha256Hex, unreadableError } from "./download.mjs";
@@ -31,14 +32,24 @@ import { STALL_MS, fetchBytes, incompleteError, mismatchError, sha256Hex, unread
 export { samplerAdapter, sha256Hex };
 
 
-/** What the two runs counted and their wall clocks: with the measuring phase's samples, the report's figures
- * (spread.mjs figures; the page recomputes them when 再测一次 adds samples). */
-export function runFacts(t, s, k) {
+/** One run's wall clock and where it went (ms): end to end (the loop's pauses for the event loop left out), the
+ * forwards' own time (model = target + draft), the decisions' (sampler), and what it wrote and ran. */
+export function runTimes(r) {
+  const speculative = Array.isArray(r.rounds);
+  return { total: r.ms.total, model: r.ms.target + r.ms.draft, target: r.ms.target, draft: r.ms.draft,
+    sampler: r.ms.sampler, tokens: r.tokens.length, targetForwards: speculative ? r.targetForwards : r.forwards,
+    draftForwards: speculative ? r.draftForwards : 0, rounds: speculative ? r.rounds.length : 0 };
+}
+
+/** What the shown runs counted, and the verdict's runs (runs: {target: [runTimes], speculative: [runTimes]}, pair i
+ * = the i-th of each): with the measuring phase's samples, the report's figures (spread.mjs figures; the page
+ * recomputes them when 再测一次 adds samples). */
+export function runFacts(t, s, k, runs) {
   return {
     k, generated: s.tokens.length, rounds: s.rounds.length, targetForwards: s.targetForwards,
     draftForwards: s.draftForwards,
     tested: s.rounds.reduce((n, r) => n + r.u.length, 0), accepted: s.rounds.reduce((n, r) => n + r.accepted, 0),
-    wall: { target: { ms: t.ms.total, tokens: t.tokens.length }, speculative: { ms: s.ms.total, tokens: s.tokens.length } },
+    runs,
   };
 }
 
@@ -239,6 +250,25 @@ export class Engine {
     }
   }
 
+  /** The verdict's runs: the two loops again, TIMING.runs times each, silently, from the same prompt, seed and
+   * length as the shown pair, in turn (target first, then speculative first, and so on: a machine that speeds up or
+   * slows down during them weighs on both). → {target: [runTimes], speculative: [runTimes]} */
+  async repeat({ target, draft, names }, common, k, stream) {
+    const [targetFile, draftFile] = names.slice(1);
+    const once = {
+      target: async () => runTimes(await targetOnly({ ...common, target: new CheckedDecoder(target, targetFile),
+        stream: stream() })),
+      speculative: async () => runTimes(await speculative({ ...common, target: new CheckedDecoder(target, targetFile),
+        draft: new CheckedDecoder(draft, draftFile), k, stream: stream() })),
+    };
+    const runs = { target: [], speculative: [] };
+    const n = (this.timing ?? TIMING).runs;
+    for (let i = 0; i < n; i++) {
+      for (const key of i % 2 ? ["speculative", "target"] : ["target", "speculative"]) runs[key].push(await once[key]());
+    }
+    return runs;
+  }
+
   async run(m, job) {
     const { args } = m;
     const stallMs = Number(m.stallMs) > 0 ? Number(m.stallMs) : STALL_MS;
@@ -278,10 +308,14 @@ export class Engine {
       emit({ type: "e6-phase", phase: "speculative" });
       const s = await speculative({ ...common, target: new CheckedDecoder(target, targetFile),
         draft: new CheckedDecoder(draft, draftFile), k, stream: stream(), onRound: (r) => emit(roundEvent(r, label, greedy)) });
+      emit({ type: "e6-phase", phase: "repeat" });
+      const runs = await this.repeat(models, common, k, stream);
       emit({ type: "e6-phase", phase: "measure" });
       const input = measuringInput(promptIds, t.tokens, k);
       const timing = { ...(await this.time(models, input, emit, cancelled)), ...input };
-      return { ...result({ t, s, timing, tokenizer, promptIds, labels, label, args: { ...args, k, nNew, seed } }),
+      emit({ type: "e6-phase", phase: "roof" });
+      return { ...result({ t, s, runs, timing, tokenizer, promptIds, labels, label,
+        args: { ...args, k, nNew, seed } }),
         ...kernelOf(target),
         roof: await runRoof(models, { clock: this.clock, cancelled }) }; // the reader's roofline (roof.mjs)
     } catch (err) {
@@ -305,9 +339,9 @@ function roundEvent(r, label, greedy) {
   };
 }
 
-function result({ t, s, timing, tokenizer, promptIds, labels, label, args }) {
+function result({ t, s, runs, timing, tokenizer, promptIds, labels, label, args }) {
   const nNew = args.nNew;
-  const facts = runFacts(t, s, args.k);
+  const facts = runFacts(t, s, args.k, runs);
   const shown = s.tokens.slice(0, nNew); // the last round may overshoot nNew, as in speculative_run
   shown.forEach(label);
   t.tokens.forEach(label);

@@ -9,10 +9,31 @@ import { el, fixed, fromMarkup, ms, say, uid } from "../c13-util.js";
 import { forwardBounds, forwardCost, roofTime } from "../figures/roofline.mjs";
 import { roundTimeline } from "../figures/round_timeline.mjs";
 
-/** Per round and per token, the run's time in sampler.py: {round, token} in ms (each decision is a Python pass). */
+/** Per round and per token, the median pair's time in sampler.py (each decision is a Python call) and all it spent
+ * besides its forwards (the decisions and the rest of the loop): {round, token, roundBesides, tokenBesides} in ms. */
 export function samplerTimes(result) {
-  const s = result.speculative, t = result.target;
-  return { round: s.rounds > 0 ? s.ms.sampler / s.rounds : 0, token: t.forwards > 0 ? t.ms.sampler / t.forwards : 0 };
+  const { target: t, speculative: s } = result.measured.middle;
+  const per = (ms, n) => (n > 0 ? ms / n : 0);
+  return { round: per(s.sampler, s.rounds), token: per(t.sampler, t.tokens),
+    roundBesides: per(s.total - s.model, s.rounds), tokenBesides: per(t.total - t.model, t.tokens) };
+}
+
+/** The speed verdict from the pairs' end-to-end speedups (spread: min, median, max): faster when every pair was
+ * faster, slower when every pair was slower, else same (1× lies within their spread). The values are those of the
+ * reader's guess (question.js GUESSES). */
+export const speedVerdict = (s) => (s.min > 1 ? "faster" : s.max < 1 ? "slower" : "same");
+
+/** The reader's guess (made before the run) against the verdict: yes, no, or none (no guess recorded). */
+export const guessRight = (guess, speed) => (guess ? (guess === speed ? "yes" : "no") : "none");
+
+/** The prediction (E[N] ÷ (k·c + v(k)) with the reader's block-timed costs) against the runs: fits when it lies
+ * within the pairs' end-to-end spread; else by how much (gap = predicted ÷ measured) and the larger cause: the
+ * decisions and the rest of the loop (end to end against the forwards' own time in the same runs) or the forwards
+ * (their time in the runs against the prediction). */
+export function predictionCheck(predicted, endToEnd, model) {
+  const fits = predicted >= endToEnd.min && predicted <= endToEnd.max;
+  const besides = Math.abs(Math.log(endToEnd.median / model)), forwards = Math.abs(Math.log(model / predicted));
+  return { fits, gap: predicted / endToEnd.median, cause: besides >= forwards ? "besides" : "forwards" };
 }
 
 /** The regime of the target's forward of `positions` (k + 1: the verifying one) on the reader's roof (report.js's):
@@ -31,20 +52,31 @@ export function roofVerdict(r, predictedV, measuredV, thresholds) {
 }
 
 /** What the explanation says, as values for the page's words (docs/index.md, E6's <div data-words>: every wording
- * there, the blanks and picks named after these keys). Decisions: bound ('compute' or 'bandwidth', on the reader's
- * roof at k + 1 positions), overhead and agrees (roofVerdict), faster (model-time speedup ≥ 1), roof_c_known,
+ * there, the blanks and picks named after these keys). Decisions: speed (speedVerdict), guess_right, prediction_fits and
+ * gap_cause (predictionCheck), forwards_slower (the forwards' speedup in the runs below the prediction), bound and
+ * bound_one ('compute' or 'bandwidth', on the reader's roof at k + 1 positions and at one), overhead and agrees
+ * (roofVerdict), roof_c_known,
  * c_case ('far_above', 'far_below' or 'scales': c against the parameter ratio by thresholds.far_above), v_where
  * ('below' 1, 'above' k + 1 or 'between'), sampler_longer (a token's decisions longer than a target forward). */
 export function sayings(result, k, ratio, r, verdict, roofC, times, opts) {
   const m = result.measured, s = result.speculative, far = opts.thresholds.far_above;
   const generated = s.generated ?? s.tokens.length;
+  const e2e = m.spread.speedupEndToEnd;
+  const check = predictionCheck(opts.predictedOwn, e2e, m.speedupModel);
   return {
+    runs: m.runs, speedup: m.speedupEndToEnd, speedup_min: e2e.min, speedup_max: e2e.max,
+    speed: speedVerdict(e2e), guess_right: guessRight(opts.guess, speedVerdict(e2e)),
+    speedup_forwards: m.speedupModel, predicted: opts.predictedOwn,
+    prediction_fits: check.fits, prediction_gap: check.gap, gap_cause: check.cause,
+    forwards_slower: m.speedupModel < opts.predictedOwn,
     k, positions: k + 1, c: m.c, v: m.v, ratio, far, roof_c: roofC, roof_c_known: roofC !== null,
     c_over_ratio: m.c / ratio, c_case: m.c >= far * ratio ? "far_above" : m.c <= ratio / far ? "far_below" : "scales",
     v_where: m.v < 1 ? "below" : m.v > k + 1 ? "above" : "between", v_share: (m.v - 1) / k,
-    speedup_model: m.speedupModel, faster: m.speedupModel >= 1, within: opts.thresholds.roof_agrees,
+    within: opts.thresholds.roof_agrees,
     ...(r && { bound: r.bound, memory_ms: r.memoryMs, compute_ms: r.computeMs, measured_ms: r.measuredMs,
-      over_roof: r.overRoof, overhead: verdict.overhead, agrees: verdict.agrees, predicted_v: verdict.predictedV }),
+      over_roof: r.overRoof, overhead: verdict.overhead, agrees: verdict.agrees, predicted_v: verdict.predictedV,
+      bound_one: r.one.bound, memory_ms_one: r.one.memoryMs, compute_ms_one: r.one.computeMs,
+      measured_ms_one: r.one.measuredMs }),
     vocab: opts.vocab, target_ms: m.targetMs, sampler_token_ms: times.token, sampler_round_ms: times.round,
     sampler_longer: times.token >= m.targetMs, sampler_share: times.token / m.targetMs,
     round_tokens: generated / s.rounds, generated, n_new: result.nNew, extra: generated - result.nNew,
@@ -80,7 +112,7 @@ function sideBySide(result, k, ratio, costs) {
 /** The nodes of the explanation and the figures they show (for the report's dataset). opts: {models (payload:
  * name → {parameters}), costs (payload e5_costs), vocab, reader (the reader's roof report.js drew, or null),
  * roofModels (result.roof.models: modelFigures of target and draft), predictedV (the roofline's v(k), or null),
- * thresholds (the payload's, widgets/thresholds.json: name → value)}. */
+ * predictedOwn (E[N] ÷ (k·c + v(k)) with the reader's costs), guess (the reader's, or null), thresholds (the payload's, widgets/thresholds.json: name → value)}. */
 export function explainRun(result, k, opts) {
   const m = result.measured;
   const ratio = opts.models[result.draft].parameters / opts.models[opts.target].parameters;
@@ -88,17 +120,22 @@ export function explainRun(result, k, opts) {
   const context = result.timing.positions;
   const reader = opts.reader, models = opts.roofModels;
   const timed = reader && Number.isFinite(m.verifyMs) && Number.isFinite(opts.predictedV);
-  const r = timed ? regime(reader, models.target, k + 1, context, m.verifyMs) : null;
+  const r = timed ? { ...regime(reader, models.target, k + 1, context, m.verifyMs),
+    one: regime(reader, models.target, 1, context, m.targetMs) } : null;
   const verdict = r ? roofVerdict(r, opts.predictedV, m.v, opts.thresholds) : null;
   const roofOne = (model) => roofTime(reader, forwardCost(model, 1, context));
   const roofC = reader ? roofOne(models.draft) / roofOne(models.target) : null;
   const values = sayings(result, k, ratio, r, verdict, roofC, times, opts);
+  // the timeline is the median pair's (the verdict's): each part its mean per round, or per token for the target
+  const { target: t, speculative: s } = m.middle;
   const said = (name, cls) => say(opts.box, name, values, cls);
-  const timeline = { k, tokens: values.round_tokens, draftMs: m.draftMs, verifyMs: m.verifyMs, targetMs: m.targetMs,
-    samplerRoundMs: times.round, samplerTokenMs: times.token };
+  const timeline = { k, tokens: s.tokens / s.rounds, draftMs: s.draft / s.draftForwards,
+    verifyMs: s.target / s.targetForwards, targetMs: t.target / t.targetForwards, samplerRoundMs: times.roundBesides,
+    samplerTokenMs: times.tokenBesides };
   const caption = said("timeline", "");
   const nodes = [
     el("h4", { text: "读懂你的这次运行" }),
+    said("speed", "c13-e6-speed-verdict"),
     said(r ? "regime" : "no_roof", "c13-e6-regime"),
     said("c", "c13-e6-c"),
     said("v", "c13-e6-v"),
@@ -112,5 +149,10 @@ export function explainRun(result, k, opts) {
     roofAgrees: verdict ? String(verdict.agrees) : "", regimePositions: r?.positions ?? "", regimeMemoryMs: r?.memoryMs ?? "",
     regimeComputeMs: r?.computeMs ?? "", overRoof: r?.overRoof ?? "", paramRatio: ratio,
     roofC: roofC ?? "", samplerRoundMs: times.round, samplerTokenMs: times.token, roundTokens: values.round_tokens,
+    speed: values.speed, predictionFits: String(values.prediction_fits), gapCause: values.gap_cause,
+    regimeOne: r?.one.bound ?? "", stripSpeculativeMs: s.total / s.rounds,
+    stripTargetMs: (t.total / t.tokens) * (s.tokens / s.rounds), tlDraftMs: timeline.draftMs,
+    tlVerifyMs: timeline.verifyMs, tlTargetMs: timeline.targetMs, tlRoundBesidesMs: timeline.samplerRoundMs,
+    tlTokenBesidesMs: timeline.samplerTokenMs, tlTokens: timeline.tokens,
     overshoot: Math.max(values.extra, 0) } };
 }

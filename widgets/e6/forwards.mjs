@@ -33,12 +33,12 @@ export const relaxedSupported = () => validates(RELAXED_PROBE);
 const compiled = new Map();  // the forward.wasm URL → Promise of its compiled module (one download per worker)
 
 /** A .wasm file's bytes: fetched (HTTP errors named), or read from disk where the URL is a file: (Node). */
-export async function wasmBytes(url) {
+export async function wasmBytes(url, signal) {
   if (url.protocol === "file:") {  // Node (tests, benchmarks) reading the built site's file
     const { readFile } = await import("node:fs/promises");
     return readFile(url);
   }
-  const response = await fetch(url);
+  const response = await fetch(url, { signal });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return response.arrayBuffer();
 }

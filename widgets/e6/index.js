@@ -1,15 +1,19 @@
 // E6 · 在你的机器上跑一次: the reader's prompt, run by the real models in this tab — the target alone, then
 // speculative decoding with the same seed — in the tab's one worker (data.python.e6Run; the engine, the models and
 // the tokenizer load only when the reader presses 开始), every decision made by sampler.py in Pyodide. This module
-// wires the parts: controls.js (the form and the context check), rounds.js (progress, rounds, the two texts),
-// report.js (the reader's measurements beside the predictions). 再测一次 runs the worker's measuring phase again
-// with the models it holds and adds its samples to the report's (data.python.e6Measure).
+// wires the parts: question.js (the guess asked before the run: 你的机器上，投机解码会更快吗？), controls.js (the form
+// and the context check), rounds.js (progress, rounds, the two texts), report.js (the reader's measurements beside
+// the predictions). 再测一次 runs the worker's measuring phase again with the models it holds and adds its samples
+// to the report's (data.python.e6Measure).
 //
 // The section carries the outcome for tests and styles: data-state ∈ idle | loading | running | done | failed |
 // cancelled, data-identical after a T = 0 run, data-temperature, data-k and data-draft of the run; data-measure ∈
-// running | done | failed | cancelled for the last 再测一次 (the shown run stays done).
+// running | done | failed | cancelled for the last 再测一次 (the shown run stays done); data-guess ∈ faster | same |
+// slower, the reader's current choice (the run's own guess: .c13-e6-guess[data-guess], question.js guessOf, and
+// showReport's options.guess).
 import { el, fill, mount, uid } from "../c13-util.js";
 import { contextProblem, e6Controls, longestToken, temperatureProblem } from "./controls.js";
+import { guessGate, guessLine } from "./question.js";
 import { addSamples, showReport } from "./report.js";
 import { megabytes, progressLine, roundList, showTexts, token } from "./rounds.js";
 
@@ -47,13 +51,16 @@ function place(section) {
   return { live, box };
 }
 
-/** The parts of the live version, in the order they show. */
-function build(live, data, run, again) {
+/** The parts of the live version, in the order they show: the question first, then the form. */
+function build(section, live, data, { run, again }) {
   const e6 = data.e6;
   const total = Object.values(e6.files).reduce((a, b) => a + b, 0);
+  const group = uid("e6");
   const w = {
-    controls: e6Controls(uid("e6"), e6, data.roles),
-    start: button("开始", run),
+    gate: guessGate(group, section, section.querySelector(":scope > .c13-e6-question")),
+    guess: guessLine(),
+    controls: e6Controls(group, e6, data.roles),
+    start: button("开始", run), // pressed before a guess: run() says that one comes first
     cancel: button("取消", () => data.python.e6Cancel()),
     again: button("再测一次", again),
     progress: progressLine(total),
@@ -67,11 +74,12 @@ function build(live, data, run, again) {
   // a run downloads the tokenizer, the target and the chosen draft: say what each choice of draft costs
   const perDraft = e6.drafts.map((draft) => `用 ${draft} 共 ${megabytes(neededFiles(e6, { draft })
     .reduce((sum, name) => sum + (e6.files[name] || 0), 0))}`).join("，");
-  live.append(w.controls.node,
+  w.start.setAttribute("aria-describedby", w.gate.hint.id);
+  live.append(w.gate.node, w.controls.node,
     el("p", { class: "c13-hint c13-e6-weight", text: `按“开始”后才下载目标模型和你选的草稿模型的 float16 权重，以及分词器：` +
       `${perDraft}（还有 Python 抽样器，如果 E2 还没载入它）；同一个页面里每个文件只下载一次。` }),
-    el("div", { class: "c13-buttons" }, w.start, w.cancel, w.again), w.progress.node, w.promptLine, w.rounds.node, w.texts,
-    w.report);
+    el("div", { class: "c13-buttons" }, w.start, w.cancel, w.again), w.gate.hint, w.progress.node, w.promptLine,
+    w.rounds.node, w.texts, w.guess.node, w.report);
   w.rounds.clear();
   return w;
 }
@@ -133,11 +141,14 @@ function toDownload(data, args) {
     .reduce((sum, name) => sum + (data.e6.files[name] || 0), 0);
 }
 
-/** A run: the target alone, then speculative, then the measuring phase; the texts and the report. */
-async function runOnce(ui, args) {
+/** A run: the target alone, then speculative, then the measuring phase; the texts and the report, the reader's
+ * guess (made before it) beside them. */
+async function runOnce(ui, args, guess) {
   const { section, data, w } = ui;
   reset(section, w, args);
   ui.shown = null;
+  ui.reportOptions.guess = guess;
+  w.guess.show(guess);
   ui.setRunning(true);
   w.progress.begin(toDownload(data, args));
   w.progress.phase(data.python.state === "ready" ? "weights" : "python");
@@ -218,7 +229,8 @@ export function render(section, data) {
     reportOptions: { target: data.e6.target, vocab: data.labels.length, anchor: data.anchor, buildRoof: buildRoof(data),
       accounting: data.accounting.drafts, models: data.models, costs: data.e5_costs,
       thresholds: data.thresholds } };
-  const w = (ui.w = build(live, data, () => run(), () => { if (!ui.running && ui.shown) measureAgain(ui); }));
+  const w = (ui.w = build(section, live, data, { run: () => run(),
+    again: () => { if (!ui.running && ui.shown) measureAgain(ui); } }));
   ui.setRunning = (on) => {
     ui.running = on;
     w.start.setAttribute("aria-disabled", on ? "true" : "false");
@@ -237,7 +249,11 @@ export function render(section, data) {
   };
   w.controls.onChange(() => { if (w.controls.check.dataset.problem) check(); });
   const run = () => {
-    if (ui.running || check()) return; // an over-long prompt: nothing loads, nothing runs
-    runOnce(ui, w.controls.values());
+    if (ui.running) return;
+    const problem = check(); // an over-long prompt: nothing loads, nothing runs
+    const guess = w.gate.chosen();
+    if (!guess) w.gate.ask(); // no guess yet: say so under 开始 and mark the question, and wait for one
+    if (problem || !guess) return;
+    runOnce(ui, w.controls.values(), guess);
   };
 }

@@ -1,9 +1,10 @@
 // The reader's own measurements after an E6 run: which forward ran and how it was timed; c, v(k), α and tokens
-// per target forward; tokens per second; the time split into target forwards, draft forwards and acceptance
-// (Python); the measured speedups beside the predictions from the reader's c and v(k) (E[N] ÷ (k·c + v(k)),
-// widgets/figures/speedup.mjs) and from the lesson's formula (the body's α and c = the parameter ratio, v = 1). The
-// timed figures are medians over the measuring phase's samples with their quartiles (spread.mjs, which the worker
-// used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind). Then what the run means
+// per target forward; tokens per second; the time split into target forwards, draft forwards, acceptance (Python)
+// and the rest of the loop; the measured speedups (the two loops run again in turn: end to end, and the forwards'
+// own time within the same runs) beside the predictions from the reader's c and v(k) (E[N] ÷ (k·c + v(k)),
+// widgets/figures/speedup.mjs) and from the lesson's formula (c = the parameter ratio, v = 1, with the body's α at
+// T = 1, this run's at T = 0). c and v(k) are medians over the measuring phase's samples (spread.mjs, which the
+// worker used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind). Then what the run means
 // (explain.js: regime, c, v(k), a round's timeline, end to end, the build machine beside it) and the roofline.
 import { el, fill, fixed, fromMarkup, ms, num, pct, say, times, uid } from "../c13-util.js";
 import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
@@ -43,9 +44,15 @@ function range(s, f) {
   return s ? `${f(s.min)}–${f(s.max)}` : "—";
 }
 
-/** The page's predictions: from the reader's α, c and v(k); the body's formula (its α, c = parameter ratio, v = 1). */
-export function predictions(m, k, body) {
-  return { own: measuredSpeedup(m.alpha, m.c, k, m.v), lesson: measuredSpeedup(body.alpha, body.c, k, 1) };
+/** Whose α the lesson's formula takes: the body's (its runs sample at T = 1) for a T = 1 run; the body has no
+ * T = 0 α, so a T = 0 run's own. */
+export const lessonAlphaSource = (temperature) => (temperature === 1 ? "body" : "run");
+
+/** The page's predictions: from the reader's α, c and v(k); the lesson's formula (c = parameter ratio, v = 1, α by
+ * lessonAlphaSource). */
+export function predictions(m, k, body, temperature) {
+  const alpha = lessonAlphaSource(temperature) === "body" ? body.alpha : m.alpha;
+  return { own: measuredSpeedup(m.alpha, m.c, k, m.v), lesson: measuredSpeedup(alpha, body.c, k, 1), lessonAlpha: alpha };
 }
 
 /** The samples of a 再测一次 added to the result's: the figures recomputed over all of them (spread.mjs). */
@@ -70,7 +77,6 @@ const trimMs = (v) => String(Number(v.toPrecision(3)));
 function tables(result, k, target, p) {
   const m = result.measured;
   const s = result.speculative;
-  const t = result.target;
   const sp = m.spread;
   const generated = s.generated ?? s.tokens.length; // the last round may write past nNew: all count per forward
   const costs = table(`你的机器上的代价与产出（n = ${m.n} 轮计时）`, ["量", "实测（中位数）", "各轮最小–最大"], [
@@ -83,25 +89,31 @@ function tables(result, k, target, p) {
     [["per-forward", "每次目标前向产出的 token"],
       `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`, "—"],
   ], "c13-e6-costs");
-  const rate = table("每秒写出的 token（你的机器上的实测墙钟）", ["写法", "只算模型时间", "各轮最小–最大", "端到端（整段运行）"], [
-    [["target", "目标单独写"], perSecond(m.perSecond.target.model), range(sp.targetPerSecond, perSecond),
-      perSecond(m.perSecond.target.endToEnd)],
-    [["speculative", `投机解码（${result.draft}，k = ${k}）`], perSecond(m.perSecond.speculative.model),
-      range(sp.speculativePerSecond, perSecond), perSecond(m.perSecond.speculative.endToEnd)],
-  ], "c13-e6-rate", { all: "wall-clock" });
-  const split = table("时间花在哪（毫秒，整段运行合计）", ["部分", "目标单独写", "投机解码"], [
-    [["target", "目标前向"], msOr(t.ms.target), msOr(s.ms.target)],
-    [["draft", "草稿前向"], "—", msOr(s.ms.draft)],
-    [["sampler", "接受判定与抽样（Python，sampler.py）"], msOr(t.ms.sampler), msOr(s.ms.sampler)],
-    [["total", "端到端合计"], msOr(t.ms.total), msOr(s.ms.total)],
-    [["forwards", "目标前向次数"], num(t.forwards), num(s.targetForwards)],
+  const runs = m.runs, mid = m.middle;
+  const rate = table(`每秒写出的 token（实测墙钟：两种写法轮流各跑 ${runs} 次，中位数）`,
+    ["写法", "端到端", "各次最小–最大", "只算前向"], [
+      [["target", "目标单独写"], perSecond(m.perSecond.target.endToEnd), range(sp.targetPerSecond, perSecond),
+        perSecond(m.perSecond.target.model)],
+      [["speculative", `投机解码（${result.draft}，k = ${k}）`], perSecond(m.perSecond.speculative.endToEnd),
+        range(sp.speculativePerSecond, perSecond), perSecond(m.perSecond.speculative.model)],
+    ], "c13-e6-rate", { all: "wall-clock" });
+  const rest = (r) => r.total - r.model - r.sampler;
+  const split = table(`时间花在哪（毫秒，加速在中位数上的那一对运行）`, ["部分", "目标单独写", "投机解码"], [
+    [["target", "目标前向"], msOr(mid.target.target), msOr(mid.speculative.target)],
+    [["draft", "草稿前向"], "—", msOr(mid.speculative.draft)],
+    [["sampler", "接受判定与抽样（Python，sampler.py）"], msOr(mid.target.sampler), msOr(mid.speculative.sampler)],
+    [["rest", "循环的其余部分"], msOr(rest(mid.target)), msOr(rest(mid.speculative))],
+    [["total", "端到端合计"], msOr(mid.target.total), msOr(mid.speculative.total)],
+    [["forwards", "目标前向次数"], num(mid.target.targetForwards), num(mid.speculative.targetForwards)],
   ], "c13-e6-split");
-  const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速", "各轮最小–最大"], [
-    [["model", "实测墙钟，只算模型时间（计时段的中位数 × 这次运行的前向次数）"], times(m.speedupModel),
-      range(sp.speedupModel, times)],
-    [["end-to-end", "实测墙钟，端到端（两次运行各自的总时间，含 Python 判定）"], times(m.speedupEndToEnd), "—"],
-    [["own", "公式代入你的 c 与 v(k)：E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
-    [["lesson", `正文的公式：E5 表里 ${result.draft} 的 α 和 c = 参数比，v = 1`], times(p.lesson), "—"],
+  const lessonAlpha = lessonAlphaSource(result.temperature) === "body" ? `E5 表里 ${result.draft} 的 α`
+    : "这次运行的 α（T = 0，正文只有 T = 1 的 α）";
+  const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速", "各次最小–最大"], [
+    [["end-to-end", `实测墙钟，端到端：两种写法轮流各跑 ${runs} 次，同一提示、种子和长度`], times(m.speedupEndToEnd),
+      range(sp.speedupEndToEnd, times)],
+    [["model", "实测，只算前向：同样这几次运行里前向自己的时间"], times(m.speedupModel), range(sp.speedupModel, times)],
+    [["own", "公式代入你的 c 与 v(k)（计时段测得）：E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
+    [["lesson", `正文的公式：${lessonAlpha}，c = 参数比，v = 1`], times(p.lesson), "—"],
   ], "c13-e6-speed", SPEED_ROW_KINDS);
   return [costs, rate, split, speed];
 }
@@ -116,7 +128,8 @@ function describe(box, result, p) {
   Object.assign(box.dataset, ranges, { c: m.c, v: m.v, alpha: m.alpha, accepted: m.accepted, tested: m.tested,
     tokens: s.generated ?? s.tokens.length, targetForwards: s.targetForwards, rounds: s.rounds,
     tokensPerTargetForward: m.tokensPerTargetForward, speedupModel: m.speedupModel,
-    speedupEndToEnd: m.speedupEndToEnd, predictedOwn: p.own, predictedLesson: p.lesson,
+    speedupEndToEnd: m.speedupEndToEnd, predictedOwn: p.own, predictedLesson: p.lesson, lessonAlpha: p.lessonAlpha,
+    runs: m.runs,
     n: m.n, targetMs: m.targetMs, draftMs: m.draftMs, verifyMs: m.verifyMs, kernel: result.kernel ?? "js",
     simd: result.simd ?? "",
     clockStep: result.timing.step, minBlockMs: result.timing.minBlockMs,
@@ -163,11 +176,12 @@ function roofline(result, k, { anchor, buildRoof }, box) {
 
 export function showReport(box, result, options) {
   const k = result.k;
-  const p = predictions(result.measured, k, options.accounting[result.draft]);
+  const p = predictions(result.measured, k, options.accounting[result.draft], result.temperature);
   const roof = roofline(result, k, options, box);
   let explained;
   try {
     explained = explainRun(result, k, { ...options, box, reader: roof.reader ?? null, roofModels: roof.models,
+      predictedOwn: p.own,
       predictedV: roof.predictedV ?? null });
   } catch (err) { // the measurements above stay shown; only the explanation is missing, and says why
     explained = { nodes: [el("p", { class: "c13-error c13-e6-explain-failed",

@@ -1,7 +1,8 @@
-// The reader's machine for E6's roofline (widgets/figures/roofline.mjs), measured in the worker once, after the
-// first run's measuring phase: memory bandwidth at the target's working set and the SIMD multiply-add peak of one
-// core, with the two probes of roof.wat (assembled into roof.wasm beside this file; plain JavaScript loops where
-// this engine has no WebAssembly SIMD or the file is missing, and the result says so).
+// The reader's machine for E6's roofline (widgets/figures/roofline.mjs), measured in the worker after each run's
+// measuring phase (so that a run is judged against the machine as it was then): memory bandwidth at the target's working set and the SIMD multiply-add peak of one
+// core, with the two probes of roof.wat (assembled into roof.wasm beside this file) where the forwards ran in
+// WebAssembly SIMD, plain JavaScript loops where they ran in JavaScript: like with like. Should roof.wasm not load
+// (missing, or no answer within fetchMs) beside SIMD forwards, the roof is not measured and the result says why.
 //
 // Bandwidth: a buffer as large as the target's float32 weights (4 × parameters, from its config), written once (a
 // page never written reads as the zero page, from the cache), then read whole `passes` times in one block.
@@ -20,8 +21,9 @@ import { spread } from "./spread.mjs";
 import { TIMING, blockLength, clockStep } from "./timing.mjs";
 
 // maxBytes: the most one bandwidth block reads (passes × buffer); maxIters: the most rounds of one peak block
+// fetchMs: the longest roof.wasm's download may take (well under the page's watchdog for a silent run)
 export const ROOF = { ...TIMING, blocks: 7, minBlocks: 3, budgetMs: 600, warmUps: 2, maxBytes: 2e9,
-  maxIters: 20_000_000 };
+  maxIters: 20_000_000, fetchMs: 15_000 };
 // FLOPs of one round of roof.wat's madd (12 accumulators × 4 lanes × a mul and an add) and of the JavaScript one
 // (12 scalar chains × a mul and an add)
 export const WASM_FLOPS_PER_ITER = 96;
@@ -31,11 +33,12 @@ const M = 0.9999, C = 1e-4; // a = a × M + C heads for 1 and stays a normal num
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** The probes of roof.wasm over a buffer of `bytes` (rounded up to 128). source: a Module, bytes or a URL. */
+/** The probes of roof.wasm over a buffer of `bytes` (rounded up to 128). source: a Module, bytes or a URL (fetched
+ * within ROOF.fetchMs). */
 export async function wasmProbes(bytes, source) {
   const module = source instanceof WebAssembly.Module ? source
     : await WebAssembly.compile(source instanceof ArrayBuffer || ArrayBuffer.isView(source) ? source
-      : await wasmBytes(new URL(source ?? "./roof.wasm", import.meta.url)));
+      : await wasmBytes(new URL(source ?? "./roof.wasm", import.meta.url), AbortSignal.timeout(ROOF.fetchMs)));
   const size = Math.ceil(bytes / 128) * 128;
   const memory = new WebAssembly.Memory({ initial: Math.ceil(size / PAGE) + 1 });
   const { exports } = await WebAssembly.instantiate(module, { env: { memory } });
@@ -69,13 +72,18 @@ export function jsProbes(bytes, note) {
   return { kernel: "js", note, bytes: f.byteLength, flopsPerIter: JS_FLOPS_PER_ITER, read, madd };
 }
 
-/** The fastest probes this engine runs: roof.wasm's, else the JavaScript ones with the reason. */
-export async function probes(bytes, source) {
-  if (!simdSupported()) return jsProbes(bytes, "这个浏览器没有 WebAssembly SIMD，改用 JavaScript 测（标量，峰值偏低）");
+/** The probes that match the forwards' kernel ("wasm-simd128" or "js"): roof.wasm's beside SIMD forwards (a
+ * failure to load it is thrown, in words: a scalar roof would not compare with them), the JavaScript ones beside
+ * JavaScript forwards. Without a kernel: roof.wasm's where this engine has SIMD, else JavaScript's. */
+export async function probes(bytes, source, kernel) {
+  const simd = kernel ? kernel === "wasm-simd128" : simdSupported();
+  if (!simd) return jsProbes(bytes, "前向用的是 JavaScript，屋顶也用 JavaScript 测（标量，峰值比 SIMD 低）");
   try {
     return await wasmProbes(bytes, source);
   } catch (err) {
-    return jsProbes(bytes, `roof.wasm 没能载入（${err?.message || err}），改用 JavaScript 测（标量，峰值偏低）`);
+    const why = err?.name === "TimeoutError" ? `${Math.round(ROOF.fetchMs / 1000)} 秒内没有下载完` : err?.message || err;
+    throw new Error(`测屋顶线失败：roof.wasm 没能载入（${why}）。你的前向用的是 WebAssembly SIMD，` +
+      "改用 JavaScript 测出的屋顶和它不可比，这里不画你的屋顶；上面的实测不受影响，刷新页面再跑一次可以重试。");
   }
 }
 
@@ -99,18 +107,18 @@ function timedBlock(run, n, max, clock, minMs, settings, kind) {
 
 /**
  * The reader's roof. bytes: the buffer the bandwidth probe reads (the target's float32 weights); probe: the probes
- * (default probes(bytes, wasm)); clock, pause, settings for tests.
+ * (default probes(bytes, wasm, kernel): kernel, the forwards'); clock, pause, settings for tests.
  * → {bandwidthGBs, peakGflops: spread.mjs spreads (median, quartiles, min, max, n) over the blocks, kernel, note,
  *    bytes, step, minBlockMs, blocks: [{kind, n, ms}], stopped: "blocks" | "budget", ms}
  */
-export async function measureRoof({ clock, cancelled, bytes, wasm, probe, pause, settings = ROOF } = {}) {
+export async function measureRoof({ clock, cancelled, bytes, wasm, probe, pause, kernel, settings = ROOF } = {}) {
   const now = clock || (() => performance.now());
   const wait = pause || tick;
   if (!(bytes > 0)) throw new Error(`measureRoof: bytes = ${bytes}`);
   const step = clockStep(now);
   if (step === null || step > settings.coarsestStepMs) throw new Error("测屋顶线失败：浏览器的时钟太粗或不走。");
   const minMs = blockLength(step, settings);
-  const p = probe ?? (await probes(bytes, wasm));
+  const p = probe ?? (await probes(bytes, wasm, kernel));
   // GB/s = bytes per ms ÷ 1e6, GFLOP/s = FLOPs per ms ÷ 1e6
   const kinds = {
     bandwidth: { run: p.read, size: 1, max: Math.max(1, Math.ceil(settings.maxBytes / p.bytes)),
@@ -149,20 +157,20 @@ export async function measureRoof({ clock, cancelled, bytes, wasm, probe, pause,
     note: p.note, bytes: p.bytes, step, minBlockMs: minMs, blocks, stopped, ms: now() - start };
 }
 
-let measured = null; // this worker's roof: measured once, on the first run that gets this far
-
 /**
- * The roof of a run's result: this worker's measurement (made now, the first time) and the figures of the run's two
- * models from their configs (roofline.mjs modelFigures: what the page needs to place their forwards). A failure
- * other than 取消 is reported in the result ({error}) and tried again next run; the run itself stands.
- * models: {target, draft, names} as engine.mjs holds them (names[1], names[2]: the two .safetensors).
+ * The roof of a run's result: the reader's machine measured now, with the probes of the forwards' kernel, and the
+ * figures of the run's two models from their configs (roofline.mjs modelFigures: what the page needs to place their
+ * forwards). A failure other than 取消 is reported in the result ({error}); the run itself stands.
+ * models: {target, draft, names} as engine.mjs holds them (names[1], names[2]: the two .safetensors); wasm: roof.wasm
+ * (measureRoof's; the file beside this module by default).
  */
-export async function runRoof({ target, draft, names }, { clock, cancelled }) {
+export async function runRoof({ target, draft, names }, { clock, cancelled, wasm }) {
   const name = (file) => file.replace(/\.safetensors$/, "");
   const figures = { target: { name: name(names[1]), ...modelFigures(target.config) },
     draft: { name: name(names[2]), ...modelFigures(draft.config) } };
   try {
-    measured ??= await measureRoof({ clock, cancelled, bytes: 4 * figures.target.parameters });
+    const measured = await measureRoof({ clock, cancelled, bytes: 4 * figures.target.parameters,
+      kernel: target.kernel ?? "js", wasm });
     return { ...measured, models: figures };
   } catch (err) {
     if (err?.cancelled) throw err;

@@ -11,7 +11,9 @@ const PHASES = {
   encode: "用分词器编码提示",
   target: "目标模型单独写",
   speculative: "投机解码：草稿猜、目标验",
+  repeat: "比速度：两种写法轮流再各跑几次",
   measure: "计时：三种前向一段一段地轮流重复",
+  roof: "量你的机器：读内存的带宽和乘加的峰值",
 };
 
 export function megabytes(bytes) {

@@ -1,17 +1,25 @@
 // E6's bridge to widgets/sampler.py in Pyodide: every draw, accept test and greedy pick of the two loops
 // (speculate.mjs) is a call into sampler.py through widgets/py/c13_e6.py; JavaScript only moves probabilities into
-// Python's buffers and reads the results back.
+// Python's buffers, forms the running sums the draws search (row_sums.mjs: plain additions, bit for bit accumulate's),
+// and reads the results back.
 //
-// Python owns the rows: float64 arrays (array("d")) that the glue (c13_e6.py) allocates, n_p for the target's rows and
-// n_q for the draft's (the first of them also takes the row of every draw and greedy pick), one int32 array for
-// the drafted tokens and one float64 array for the answers. JavaScript writes each softmax row into its buffer
-// through a Float64Array view of Pyodide's memory (PyProxy.getBuffer: no copy on the Python side, no proxy per
-// row) and calls Python with counts and slot numbers: one call per draw or greedy pick, one per verify. The answers
-// are plain numbers: the token as the call's value, the uniform and verify's record (None written as NaN, read
-// back as null) in the answer array, verify's kind as a string. A view is detached when Pyodide's memory grows
-// (any Python call may grow it): it is taken again before each use.
+// Python owns the rows: float64 arrays (array("d")) that the glue (c13_e6.py) allocates, n_p for the target's rows, n_q
+// for the draft's and one for running sums; one int32 array for each call's numbers and the drafted tokens; one float64
+// array for the answers. JavaScript writes each softmax row into its buffer through a Float64Array view of Pyodide's
+// memory (PyProxy.getBuffer: no copy on the Python side, no proxy per row): a draw's row, with its running sums, into
+// the slot of its position in the round, where verify finds it again (the same array: rows are new arrays per forward,
+// never changed after); before verify, the target's rows. verify asks for its final draw's running sums when it knows
+// which they are (the glue calls `fill` back: the residual's at the first rejection, else the bonus row's), so one row
+// of k + 1 is summed. The calls take no arguments (the stream is handed over once per run, e6_use): after a model's
+// forward a call into Python costs ~10-20 µs of cold caches, and each argument adds to it. The answers are plain
+// numbers: the token as the call's value, the uniform and verify's record (None written as NaN, read back as null) in
+// the answer array, verify's kind as a string. A view is detached when Pyodide's memory grows (any Python call may grow
+// it): it is taken again before each use.
 
-const NAMES = ["e6_buffers", "e6_stream", "e6_draw", "e6_greedy_pick", "e6_verify"];
+import { residualSums, runningSums } from "./row_sums.mjs";
+
+const NAMES = ["e6_buffers", "e6_stream", "e6_use", "e6_draw", "e6_greedy_pick", "e6_verify"];
+const [K, SLOT, N_P, N_Q, SUMMED, DRAFTED] = [0, 1, 2, 3, 4, 5];  // c13_e6.py's int32 array
 
 /** The Python-owned buffers and JavaScript's views of them, renewed when a row's length or a count outgrows them. */
 class Buffers {
@@ -22,12 +30,14 @@ class Buffers {
     this.nQ = 0;
     this.arrays = [];  // PyProxies of the Python arrays
     this.held = [];    // their PyBuffers
+    this.slots = [];   // the JavaScript row each draft slot holds
   }
 
-  /** Views of buffers for nP target rows and nQ draft rows of `size` probabilities. */
+  /** Views of buffers for nP target rows, nQ draft rows and one row of running sums, of `size` probabilities. */
   fit(size, nP, nQ) {
     if (size !== this.size || nP > this.nP || nQ > this.nQ) {
       this.release();
+      this.slots = [];
       this.size = size;
       this.nP = Math.max(nP, this.nP);
       this.nQ = Math.max(nQ, this.nQ, 1);
@@ -45,8 +55,8 @@ class Buffers {
       const last = this.arrays.length - 1;
       this.held = this.arrays.map((a, i) => a.getBuffer(i === last - 1 ? "i32" : "f64"));
       const data = this.held.map((b) => b.data);
-      this.current = { p: data.slice(0, this.nP), q: data.slice(this.nP, this.nP + this.nQ), drafted: data[last - 1],
-        out: data[last] };
+      this.current = { p: data.slice(0, this.nP), q: data.slice(this.nP, this.nP + this.nQ), sums: data[last - 2],
+        ints: data[last - 1], out: data[last] };
     }
     return this.current;
   }
@@ -75,32 +85,68 @@ function record(out, kind) {
     token: out[1] };
 }
 
-/** The sampler adapter speculate.mjs calls: every decision made by sampler.py in Pyodide. */
+/** The sampler adapter speculate.mjs calls: every decision made by sampler.py in Pyodide (one adapter per Pyodide:
+ * the glue's buffers are its). Its pythonSums() is the same adapter with every running sum left to sampler.py (the
+ * path before row_sums.mjs, kept for the benchmark and the parity test). */
 export function samplerAdapter(pyodide) {
   const glue = pyodide.pyimport("c13_e6");
   const fn = Object.fromEntries(NAMES.map((name) => [name, glue[name]]));
   const buffers = new Buffers(fn.e6_buffers);
-  const one = (row) => put(buffers.fit(row.length, 0, 1).q[0], row);
-  return {
+  let current = null;  // the stream the glue holds (null: none, or T = 0)
+  let next = 0;        // the position in the round of the next draw, its slot
+  let k = 0;           // the drafted count of the verify in progress
+  // verify's final draw at position i: the residual of p_i and q_i after a rejection there, else the bonus row p_k
+  glue.e6_summer((i) => {
+    const view = buffers.views();
+    if (i < k) residualSums(view.p[i], view.q[i], view.sums);
+    else runningSums(view.p[i], view.sums);
+  });
+  const use = (stream) => {
+    if (stream === current) return;
+    fn.e6_use(stream ?? undefined);  // undefined arrives as None
+    current = stream;
+    next = 0;
+  };
+  /** The row into the slot of its position (the draw's row, or the greedy pick's), its sums when asked. */
+  const one = (row, sums) => {
+    const view = buffers.fit(row.length, 0, 1);
+    const slot = next++ % view.q.length;
+    put(view.q[slot], row);
+    buffers.slots[slot] = row;
+    if (sums) runningSums(view.q[slot], view.sums);
+    view.ints[SLOT] = slot;
+    view.ints[SUMMED] = sums ? 1 : 0;
+  };
+  const adapter = (sums) => ({
     stream: (seed) => fn.e6_stream(seed),
     draw(stream, row) {
-      one(row);
-      const token = fn.e6_draw(stream, 0);
+      use(stream);
+      one(row, sums);
+      const token = fn.e6_draw();
       return { token, u: buffers.views().out[0] };
     },
     greedyPick(row) {
-      one(row);
-      return fn.e6_greedy_pick(0);
+      use(null);
+      one(row, false);
+      return fn.e6_greedy_pick();
     },
-    // JS null would arrive as a JsNull; undefined arrives as None (T = 0: verify's rng=None)
     verify(stream, pRows, qRows, drafted) {
+      use(stream ?? null);
       const size = (pRows[0] ?? qRows[0])?.length ?? 0;
-      const view = buffers.fit(size, pRows.length, Math.max(qRows.length, drafted.length));
+      k = drafted.length;
+      const view = buffers.fit(size, pRows.length, Math.max(qRows.length, k));
       pRows.forEach((row, i) => put(view.p[i], row));
-      qRows.forEach((row, i) => put(view.q[i], row));
-      view.drafted.set(drafted);
-      const kind = fn.e6_verify(stream ?? undefined, pRows.length, qRows.length, drafted.length);
+      qRows.forEach((row, i) => {  // the drafts' rows are in their slots since their draws, unless moved since
+        if (buffers.slots[i] !== row) put(view.q[i], (buffers.slots[i] = row));
+      });
+      const ints = view.ints;
+      [ints[K], ints[N_P], ints[N_Q], ints[SUMMED]] = [k, pRows.length, qRows.length, sums ? 1 : 0];
+      ints.set(drafted, DRAFTED);
+      const kind = fn.e6_verify();
+      next = 0;
       return record(buffers.views().out, kind);
     },
-  };
+    pythonSums: () => adapter(false),
+  });
+  return adapter(true);
 }

@@ -5,14 +5,13 @@
 // block of repeated calls (the target's one-position forward, the draft's, the target's k + 1-position verify).
 // The run's facts are what the two decoding runs counted and their wall clocks (engine.mjs runFacts).
 //
-// The point figures are the block medians and what follows from them, the lesson's accounting (README, E5):
-//   c = draft ÷ target,  v(k) = verify ÷ target,
-//   speculative model ms per token = (draft forwards · draft + target forwards · verify) ÷ tokens written,
-//   speedup on model time = target ÷ that = tokens per round ÷ (k·c + v(k)) (one verify and k drafts a round);
-// their spread is the min–max (the report shows it; the quartiles are kept too) of the same figure worked out round
-// by round, each round's three blocks having run one after the other. Min–max, not quartiles: over 9 rounds two
-// runs' quartiles miss each other now and then by chance alone (tests/e6_timing.mjs), their ranges do not. End to end the figures come from the runs' own wall clocks (long: tens
-// to hundreds of ms, well above the clock's step), one value each.
+// The costs are the block medians, c = draft ÷ target and v(k) = verify ÷ target (they feed the prediction, E[N] ÷
+// (k·c + v(k))); their spread is the min–max (the report shows it; the quartiles are kept too) of the same figure
+// worked out round by round, each round's three blocks having run one after the other. Min–max, not quartiles: over
+// 9 rounds two runs' quartiles miss each other now and then by chance alone (tests/e6_timing.mjs), their ranges do
+// not. The speedups are measured, not worked out: the two loops ran again in turn (engine.mjs repeat), and each
+// pair's speedup is the target's ms per token over speculative decoding's, end to end (the runs' wall clocks: tens
+// to hundreds of ms, well above the clock's step) or on the forwards' own time within the same runs.
 
 /** The q-quantile of sorted values, interpolated between neighbours (Python's statistics.quantiles, inclusive). */
 function quantile(sorted, q) {
@@ -33,35 +32,49 @@ export function median(values) {
   return spread(values)?.median ?? null;
 }
 
-/** Speculative model ms per token from one draft and one verify time, with the run's forward counts. */
-function speculativeMs(facts, draftMs, verifyMs) {
-  return (facts.draftForwards * draftMs + facts.targetForwards * verifyMs) / facts.generated;
+/** A run's ms per token written, end to end (key "total") or only its forwards ("model"). */
+const perToken = (run, key) => run[key] / run.tokens;
+
+/** The verdict's pairs (facts.runs: pair i = the i-th run of each loop): each pair's speedup, end to end and on the
+ * forwards' own time, and the median pair (the middle one by its end-to-end speedup: with an odd count of pairs
+ * its speedup is their median, and the report's split and timeline show that very pair). */
+export function pairs(runs) {
+  const list = runs.target.map((target, i) => {
+    const speculative = runs.speculative[i];
+    return { target, speculative, endToEnd: perToken(target, "total") / perToken(speculative, "total"),
+      model: perToken(target, "model") / perToken(speculative, "model") };
+  });
+  const order = list.map((_, i) => i).sort((a, b) => list[a].endToEnd - list[b].endToEnd);
+  return { list, middle: list[order[(list.length - 1) >> 1]] };
 }
 
-/** The measured figures shown in the report: from the samples and the run's facts. */
+/** The measured figures shown in the report: c and v(k) from the samples (block medians), the speedups and rates
+ * from the verdict's runs (medians over the pairs, with min–max), α and tokens per forward from the shown run. */
 export function figures(samples, facts) {
   const each = (fn) => spread(samples.map(fn));
   const targetMs = median(samples.map((s) => s.target));
   const draftMs = median(samples.map((s) => s.draft));
   const verifyMs = median(samples.map((s) => s.verify));
-  const specMs = speculativeMs(facts, draftMs, verifyMs);
-  const wall = facts.wall;
+  const p = pairs(facts.runs);
+  const over = (fn) => spread(p.list.map(fn));
+  const rate = (side, key) => over((x) => 1000 / perToken(x[side], key));
+  const rates = { targetPerSecond: rate("target", "total"), speculativePerSecond: rate("speculative", "total"),
+    targetPerSecondModel: rate("target", "model"), speculativePerSecondModel: rate("speculative", "model") };
   return {
-    n: samples.length, k: facts.k,
+    n: samples.length, k: facts.k, runs: p.list.length,
     targetMs, draftMs, verifyMs,
     c: draftMs / targetMs, v: verifyMs / targetMs,
-    speedupModel: targetMs / specMs,
-    speedupEndToEnd: (wall.target.ms / wall.target.tokens) / (wall.speculative.ms / wall.speculative.tokens),
+    speedupEndToEnd: p.middle.endToEnd,
+    speedupModel: median(p.list.map((x) => x.model)),
+    middle: p.middle,
     perSecond: {
-      target: { model: 1000 / targetMs, endToEnd: (1000 * wall.target.tokens) / wall.target.ms },
-      speculative: { model: 1000 / specMs, endToEnd: (1000 * wall.speculative.tokens) / wall.speculative.ms },
+      target: { model: rates.targetPerSecondModel.median, endToEnd: rates.targetPerSecond.median },
+      speculative: { model: rates.speculativePerSecondModel.median, endToEnd: rates.speculativePerSecond.median },
     },
     spread: {
       targetMs: each((s) => s.target), draftMs: each((s) => s.draft), verifyMs: each((s) => s.verify),
       c: each((s) => s.draft / s.target), v: each((s) => s.verify / s.target),
-      speedupModel: each((s) => s.target / speculativeMs(facts, s.draft, s.verify)),
-      targetPerSecond: each((s) => 1000 / s.target),
-      speculativePerSecond: each((s) => 1000 / speculativeMs(facts, s.draft, s.verify)),
+      speedupEndToEnd: over((x) => x.endToEnd), speedupModel: over((x) => x.model), ...rates,
     },
     accepted: facts.accepted, tested: facts.tested, alpha: facts.tested ? facts.accepted / facts.tested : null,
     tokensPerTargetForward: facts.generated / facts.targetForwards,

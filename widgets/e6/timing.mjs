@@ -17,7 +17,8 @@
 
 import { cancelledError } from "./speculate.mjs";
 
-export const TIMING = { rounds: 9, minRounds: 3, budgetMs: 1500, minBlockMs: 5, maxBlockMs: 20, stepsPerBlock: 50,
+// runs: how many times each loop runs again for the verdict (odd: the median is one pair's ratio)
+export const TIMING = { runs: 5, rounds: 9, minRounds: 3, budgetMs: 1500, minBlockMs: 5, maxBlockMs: 20, stepsPerBlock: 50,
   coarsestStepMs: 2, aimAbove: 1.5, maxCalls: 20000, yieldEveryMs: 30 };
 
 export const KINDS = ["target", "draft", "verify"];

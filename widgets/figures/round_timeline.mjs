@@ -1,8 +1,9 @@
 // E6's timeline of one speculative round beside target-only's strip for the same tokens (issue 24): the k draft
 // forwards, the verify forward and the round's decisions in sampler.py, then the target writing the round's mean
-// tokens one forward and one decision at a time, on one millisecond axis. The durations are the reader's own:
-// medians of the measuring phase for the forwards, the run's sampler time per round and per token for the
-// decisions. Pure: numbers in, SVG text out (two layouts, text never under 11 px).
+// tokens one forward and one decision at a time, on one millisecond axis. The durations are the reader's own, from
+// one pair of runs (explain.js: the verdict's median pair): each forward's mean, and all the rest of the loop
+// (the decisions in sampler.py and the loop's own work) per round and per token, so that each strip's total is that
+// run's time per round and the two totals' ratio is that pair's end-to-end speedup. Pure: numbers in, SVG text out (two layouts, text never under 11 px).
 import { fixed, trim } from "./formats.mjs";
 import { line, niceStep, patterns, rect, svg, text, twoLayouts } from "./svg.mjs";
 
@@ -15,7 +16,7 @@ const PARTS = {
   draft: { cls: "c13-tl-draft", key: "草稿前向" },
   verify: { cls: "c13-tl-verify", key: "目标验证（k + 1 个位置）" },
   target: { cls: "c13-tl-target", key: "目标前向（1 个位置）" },
-  sampler: { cls: "c13-tl-sampler", key: "接受判定与抽样（sampler.py）" },
+  sampler: { cls: "c13-tl-sampler", key: "判定与循环的其余（sampler.py 等）" },
 };
 
 /** The segments of the two strips, in ms from each strip's start: [{part, start, ms}], and each strip's totals.
@@ -51,7 +52,7 @@ function check(a) {
 const msText = (v) => `${fixed(v, v >= 10 ? 1 : 2)} ms`;
 
 function totals(strip) {
-  return `模型 ${msText(strip.model)} + 判定 ${msText(strip.total - strip.model)} = ${msText(strip.total)}`;
+  return `前向 ${msText(strip.model)} + 其余 ${msText(strip.total - strip.model)} = ${msText(strip.total)}`;
 }
 
 function drawLayout(a, strips, layout, svgId) {
@@ -73,9 +74,8 @@ function drawLayout(a, strips, layout, svgId) {
     out.push(text(L.left, top - 6, row.title, { anchor: "start", size: L.label }));
     out.push(`<g class="c13-tl-strip" data-strip="${row.key}" data-total="${row.strip.total}">`);
     for (const s of row.strip.segments) {
-      const fill = s.part === "sampler" ? { fill: `url(#${svgId}-mask)` } : null;
       out.push(rect(x(s.start), top, x(s.start + s.ms) - x(s.start), L.bar, `c13-tl ${PARTS[s.part].cls}`,
-        { ...fill, "data-part": s.part, "data-ms": s.ms }));
+        { "data-part": s.part, "data-ms": s.ms }));
     }
     out.push("</g>", text(L.left, top + L.bar + 15, totals(row.strip), { cls: "c13-muted", anchor: "start",
       size: L.small }));
@@ -92,7 +92,7 @@ function drawLayout(a, strips, layout, svgId) {
   const colWidth = (L.width - 8) / L.columns;
   Object.entries(PARTS).forEach(([part, p], i) => {
     const kx = 8 + (i % L.columns) * colWidth, ky = keyTop + Math.floor(i / L.columns) * L.line;
-    out.push(rect(kx, ky - 11, 18, 12, `c13-tl ${p.cls}`, part === "sampler" ? { fill: `url(#${svgId}-mask)` } : null),
+    out.push(rect(kx, ky - 11, 18, 12, `c13-tl ${p.cls}`),
       text(kx + 24, ky, p.key, { anchor: "start", size: L.small }));
   });
   const height = keyTop + Math.ceil(4 / L.columns) * L.line;

@@ -47,15 +47,15 @@ export function svg(id, width, height, title, body, desc = null) {
     `<title id="${escapeHtml(id)}-t">${escapeHtml(title)}</title>${description}${body}</svg>`;
 }
 
-/** Fills that differ by texture as well as colour, a score gradient and an arrow head; ids start with `id`. */
+/** Fills that differ by texture as well as colour (stripes and cross-hatching belong to p − q and q − p alone), a score gradient and an arrow head; ids start with `id`. */
 export function patterns(id) {
   return "<defs>" +
     `<pattern id="${id}-resid" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
     '<rect width="6" height="6" class="c13-resid"/><line x1="0" y1="0" x2="0" y2="6" class="c13-stripe"/></pattern>' +
     `<pattern id="${id}-excess" width="6" height="6" patternUnits="userSpaceOnUse">` +
     '<rect width="6" height="6" class="c13-excess"/><path d="M0 0L6 6M6 0L0 6" class="c13-stripe"/></pattern>' +
-    `<pattern id="${id}-mask" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">` +
-    '<line x1="0" y1="0" x2="0" y2="5" class="c13-hatch"/></pattern>' +
+    `<pattern id="${id}-dots" width="5" height="5" patternUnits="userSpaceOnUse">` +
+    '<circle cx="2.5" cy="2.5" r="1.2" class="c13-dot"/></pattern>' +
     `<linearGradient id="${id}-score" x1="0" x2="1" y1="0" y2="0">` +
     '<stop offset="0" class="c13-score-a"/><stop offset="1" class="c13-score-b"/></linearGradient>' +
     `<marker id="${id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +

@@ -1,5 +1,5 @@
 // E3 · one target forward verifies k draft tokens: the tensor shapes of P = softmax(f_target([x0 … xk]) / T),
-// Q and the accept mask. Scores are gradient blocks, indices numbered slots, the mask is hatched (accepted),
+// Q and the accept mask. Scores are gradient blocks, indices numbered slots, the mask is dotted (accepted),
 // solid (the rejection) or a dashed empty box (never read). Edges are log-scaled — the same n gives the same
 // length everywhere in a drawing — with the real number written on them.
 // Two layouts in one element, one shown by a container query (widgets/css/e3.css): the wide one (positions down,
@@ -53,7 +53,7 @@ const maskWord = (m) => (m === null ? "—" : m ? "是" : "否");
 
 function maskCell(id, x, y, width, height, accepted) {
   if (accepted === null) return rect(x, y, width, height, "c13-mask-blank");
-  return accepted ? rect(x, y, width, height, "c13-mask c13-mask-yes", { fill: `url(#${id}-mask)` })
+  return accepted ? rect(x, y, width, height, "c13-mask c13-mask-yes", { fill: `url(#${id}-dots)` })
     : rect(x, y, width, height, "c13-mask c13-mask-no");
 }
 
@@ -156,7 +156,7 @@ function wideLayout(args, source) {
   const middle = X_SCORES + span / 2;
   const body = patterns(id) + inputsAndScores(id, { V, k, yP, yQ }) + acceptMask(id, { k, mask, xM, yQ }) +
     text(middle, bottom + 28, "取 P 与 Q 在 xᵢ 处的值：min(1, P[i, xᵢ] / Q[i, xᵢ]) → 掩码", { cls: "c13-muted", size: 11 }) +
-    text(middle, bottom + 46, "掩码：斜线 = 接受，实心 = 拒绝，留白（虚线框）= 前面已被拒，这一格不再读", { cls: "c13-muted", size: 11 }) +
+    text(middle, bottom + 46, "掩码：圆点 = 接受，实心 = 拒绝，留白（虚线框）= 前面已被拒，这一格不再读", { cls: "c13-muted", size: 11 }) +
     text(middle, bottom + 64, source, { cls: "c13-muted c13-mask-source", size: 11 });
   return svg(id, Math.round(X_SCORES + span + 150), Math.round(bottom + 90), tensorTitle(scale, V), body,
     description(args, source, false));
@@ -214,7 +214,7 @@ function narrowLayout(args, source) {
   const id = `${args.id}-narrow`;
   const ys = { yX: 70, yM: 172 };
   const top = ys.yM + edgeLength(V, NARROW_UNIT) + 34 + 2 * 40 + 24;
-  const notes = ["第 i 列：取 P、Q 在 xᵢ 处的值，", "min(1, P / Q) → 掩码的第 i 格", "斜线 = 接受，实心 = 拒绝，",
+  const notes = ["第 i 列：取 P、Q 在 xᵢ 处的值，", "min(1, P / Q) → 掩码的第 i 格", "圆点 = 接受，实心 = 拒绝，",
     "虚线空格 = 前面已被拒，不再读", source];
   const body = patterns(id) + text(8, 18, "窄屏版：转置画，每一列是一个位置", { cls: "c13-muted", anchor: "start", size: 12 }) +
     narrowColumns(id, args, ys) +
