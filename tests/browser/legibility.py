@@ -107,9 +107,16 @@ def small_targets(page, root="article", min_px=MIN_TARGET_PX):
     return page.evaluate(_TARGET_JS, [root, min_px])
 
 
+SETTLED = """() => document.getAnimations().every(a =>
+    a.playState !== "running" || a.effect.getComputedTiming().endTime === Infinity)"""
+
+
 def axe_serious(page, root=None):
     """Each serious or critical axe violation on the page (or under `root`), the theme's markup included."""
     from axe_playwright_python.sync_playwright import Axe
+    # a fade still running (E4's verify step fades its new line in) reads as low contrast: let every finite
+    # animation and transition end first, as a reader's eye would
+    page.wait_for_function(SETTLED, timeout=10_000)
     results = Axe().run(page, context=root) if root else Axe().run(page)
     bad = [v for v in results.response["violations"] if v.get("impact") in AXE_IMPACTS]
     return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:6])
