@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .stamps
 
-.PHONY: site serve preview bench test models data check train setup measure
+.PHONY: site serve preview bench test test-fast models data check train setup measure
 
 site: setup                  ## the main job: build the lesson site into site/ (regenerates stale data first)
 	$(PY) -m generator build
@@ -24,6 +24,9 @@ bench: setup $(STAMP)/chromium ## benchmarks (figures, not tests): site build ag
 
 test: setup $(STAMP)/chromium ## the whole test suite (browser tests drive Debian's Chromium)
 	$(PY) -m pytest
+
+test-fast: setup $(STAMP)/chromium ## the fast tier, before a commit: every stage, every test not marked slow (about 3 minutes on 2 cores)
+	$(PY) -m pytest -m "not slow"
 
 models: setup                ## load, validate and report the committed models
 	$(PY) -m generator models

@@ -387,7 +387,7 @@ async function nodeSampler(engine, root) {
     if (!url.startsWith("file:")) throw new Error(`network access attempted: ${url}`);
     return realFetch(resource, ...rest);
   };
-  const { startPyodide } = await import(new URL("tests/e6_lib.mjs", root));
+  const { startPyodide } = await import(new URL("tests/widgets/node/e6_lib.mjs", root));
   return engine.samplerAdapter(await startPyodide());
 }
 

@@ -1,8 +1,9 @@
 // E6's decisions per round and per token in Node + Pyodide, three ways side by side, all calling the real
-// widgets/sampler.py: today's glue (a JsProxy per row, verify's record in JSON; kept in tests/e6_bridge.mjs), the
-// bridge with sampler.py forming every running sum ("py sums": the bridge before widgets/e6/row_sums.mjs, its
-// pythonSums()), and the bridge as E6 runs it ("js sums": the rows' running sums formed in JavaScript); beside them
-// the real target's one-token forward (forwards.mjs, WebAssembly SIMD, as E6 runs it; bench_e6.mjs's measurement).
+// widgets/sampler.py: today's glue (a JsProxy per row, verify's record in JSON; kept in
+// tests/widgets/node/e6_bridge.mjs), the bridge with sampler.py forming every running sum ("py sums": the bridge before
+// widgets/e6/row_sums.mjs, its pythonSums()), and the bridge as E6 runs it ("js sums": the rows' running sums formed in
+// JavaScript); beside them the real target's one-token forward (forwards.mjs, WebAssembly SIMD, as E6 runs it;
+// bench_e6.mjs's measurement).
 //
 //   node benchmarks/bench_e6_sampler.mjs [--quick] [--repeats N] [--sampler PATH] [--today-sampler PATH]
 //
@@ -25,8 +26,8 @@ import { setFlagsFromString } from "node:v8";
 import { fileURLToPath } from "node:url";
 import { samplerAdapter } from "../widgets/e6/sampler_bridge.mjs";
 import { speculative } from "../widgets/e6/speculate.mjs";
-import { caseDecoders, todaysAdapter } from "../tests/e6_bridge.mjs";
-import { startPyodide } from "../tests/e6_lib.mjs";
+import { caseDecoders, todaysAdapter } from "../tests/widgets/node/e6_bridge.mjs";
+import { startPyodide } from "../tests/widgets/node/e6_lib.mjs";
 import { SETTINGS, contextOf, forwardMs, rotated } from "./bench_e6.mjs";
 
 const V = 2048, POOL = 24, KS = [1, 2, 4, 8], GLUES = ["today", "py sums", "js sums"];

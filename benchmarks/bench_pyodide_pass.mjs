@@ -1,5 +1,5 @@
 // What one pass over a 2,048-probability row costs in Pyodide, beside what sampler.py's draw costs: the floor under
-// E6's sampler time per round (issue 23's goal of 60% of the old glue's time).
+// E6's sampler time per round (the goal: 60% of the old glue's time).
 //
 //   node benchmarks/bench_pyodide_pass.mjs [--repeats N]
 //
@@ -12,7 +12,7 @@
 // test: nothing is asserted.
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { startPyodide } from "../tests/e6_lib.mjs";
+import { startPyodide } from "../tests/widgets/node/e6_lib.mjs";
 
 const PASSES = `
 import math, random, time

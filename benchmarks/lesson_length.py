@@ -1,4 +1,4 @@
-"""How long the built lesson reads (issue 35): Chinese characters shown in the default state and with every fold
+"""How long the built lesson reads: Chinese characters shown in the default state and with every fold
 open, sentences over 120 and 180 characters, screens at 1280 and 375 px, and minutes of reading at 400 characters
 a minute.
 

@@ -1,4 +1,4 @@
-"""Measure how much of the lesson's page source is template, and how long its blanks are (issue 34).
+"""Measure how much of the lesson's page source is template, and how long its blanks are.
 
     .venv/bin/python benchmarks/page_source.py [docs/index.md ...]
 

@@ -1,8 +1,8 @@
 """The lesson's yield and speedup formulas, once for Python: the twin of widgets/figures/speedup.mjs.
 
 The data stage's accounting (generator/data/runs.py) and the page stage's prose and measured-costs table
-(generator/pages/) compute with these; the figures and E5 with the JavaScript. Each sums exactly as its twin does
-(term by term, the first of equals for the best k), so both give the same doubles: tests/test_speedup_parity.py runs
+(generator/pages/) compute with these; the figures and E5 with the JavaScript. Each sums exactly as its twin does (term
+by term, the first of equals for the best k), so both give the same doubles: tests/contracts/test_speedup_parity.py runs
 the two over one grid and wants them equal bit for bit, and c13.json's stored figures equal to them.
 """
 

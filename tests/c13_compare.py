@@ -5,7 +5,7 @@ bytes. Where a CPU takes another path all the same (MKL's AVX2 code differs betw
 float may differ and nothing else may: every key, length, string, whole number and boolean (every decision,
 token and count) is identical, and every float lies within FLOAT_BOUND of the other, relatively: every float, a
 rounded one too (the data stage computes every figure in float64, so none comes from a float32 computation that
-could move its last stored digit). What the pages print is compared apart (tests/test_same_bytes.py builds both).
+could move its last stored digit). What the pages print is compared apart (tests/data/test_same_bytes.py builds both).
 """
 import math
 

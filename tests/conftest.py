@@ -7,12 +7,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests import tiers  # noqa: E402  (the suite's tiers and its time per folder)
+
 MODELS = ROOT / "models"
 CORPUS = ROOT.parent / "shared" / "corpus" / "sanguozhiyanyi.txt"
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: a test of a minute or more (`make test` runs it; -m 'not slow' skips it)")
+    tiers.configure(config)
+
+
+def pytest_collection_modifyitems(items):
+    tiers.check_marks(items)
+
+
+def pytest_runtest_logreport(report):
+    tiers.record(report)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    tiers.summary(terminalreporter, config)
 
 
 @pytest.fixture(scope="session")

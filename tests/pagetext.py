@@ -1,4 +1,4 @@
-"""What a reader sees of a built page, measured in the browser (issue 35): the Chinese characters of the article
+"""What a reader sees of a built page, measured in the browser: the Chinese characters of the article
 in its default state (every fold closed, the live experiments started) and with every fold open, its sentences and
 their lengths, and its height in screens. Used by tests/browser/test_lesson_length.py and benchmarks/lesson_length.py.
 

@@ -14,8 +14,8 @@ Standard library only: this one file is shared by the offline generator (CPython
 browser (Pyodide). It is the only implementation of the rule: the generator's real-model runs call, row by row (lists
 of floats, not necessarily normalised), accept_probability, accepts, draw, residual, draw_residual, draw_bonus and the
 T = 0 forms greedy_pick, greedy_accepts, through verify, one round's decisions. A draw searches a row's running sums,
-formed here or given (`sums`: E6's, from widgets/e6/row_sums.mjs, equal bit for bit: tests/test_row_sums.py); every
-comparison, the search and the zero-weight tail are made here, on one code path.
+formed here or given (`sums`: E6's, from widgets/e6/row_sums.mjs, equal bit for bit: tests/widgets/test_row_sums.py);
+every comparison, the search and the zero-weight tail are made here, on one code path.
 """
 
 import math

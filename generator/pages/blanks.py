@@ -4,7 +4,7 @@ A blank is named for what it means on the page (`[[ naive_small | prob ]]`, not 
 from); here each name is written once, in the order the page uses them, with the expression it reads from the
 context (build_context and lesson_values: a path, at most ending in `| length`, or one of figure_table.py's figures
 with the names it is drawn for) and a line saying what it is.
-`python -m generator context` lists them; tests/test_blanks.py checks that every name is read by a page, that no
+`python -m generator context` lists them; tests/pages/test_blanks.py checks that every name is read by a page, that no
 expression computes, and that every one has a value with the committed data.
 """
 import jinja2

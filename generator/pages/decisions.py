@@ -1,7 +1,7 @@
 """The decisions the page's data-dependent wordings follow ([% pick NAME %] in docs/index.md, templates.Pick).
 
 Each is named once here with every key it can take and what decides it; the page writes a wording for each key
-(tests/test_picks.py renders every case), `python -m generator context` lists them with the key this data takes.
+(tests/pages/test_picks.py renders every case), `python -m generator context` lists them with the key this data takes.
 The ones named run.* are E6's, decided in the reader's browser by widgets/e6/explain.js and report.js.
 """
 

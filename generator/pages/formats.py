@@ -2,7 +2,7 @@
 
 Every figure printed in the prose goes through one of these, so a percentage, a speedup or a count looks the
 same everywhere; each function has the name of its filter. The figures drawn in SVG use
-widgets/figures/formats.mjs, which follows the same rules; tests/test_formats_parity.py runs both over one
+widgets/figures/formats.mjs, which follows the same rules; tests/pages/test_formats_parity.py runs both over one
 table of values.
 """
 import math

@@ -1,7 +1,7 @@
 """The named values docs/index.md reads, each derived from c13.json (and the build machine's timings) in one place.
 
 The template used to compute these itself with a block of `set` statements; here each has a name, a line saying
-what it is, and a test (tests/test_lesson_values.py). `values(ctx)` adds them to the context that build_context
+what it is, and a test (tests/pages/test_lesson_values.py). `values(ctx)` adds them to the context that build_context
 made (generator/pages/context.py), so they can use its drafts by size and its measured context.
 """
 import math

@@ -1,8 +1,8 @@
 """Python's standard library as the browser gets it: the site's python_stdlib.zip keeps only the members of Pyodide's
 archive that Pyodide's start-up and the live experiments import (the kept list, stdlib_modules.txt, recorded by
-tests/record_stdlib.mjs). It is rebuilt from the pinned package at every build, with the same bytes every time
-(sorted members, fixed timestamps and attributes). The full archive stays in the site, under full/, as the
-worker's fallback when an import is missing from the trimmed one.
+tests/widgets/node/record_stdlib.mjs). It is rebuilt from the pinned package at every build, with the same bytes every
+time (sorted members, fixed timestamps and attributes). The full archive stays in the site, under full/, as the worker's
+fallback when an import is missing from the trimmed one.
 
 Pyodide also reads its lock file at every start, though the site loads no package: the site's pyodide-lock.json
 keeps the lock's `info` and no package (trimmed_lock)."""
@@ -36,7 +36,7 @@ def trim(full_zip, kept):
         missing = sorted(set(kept) - set(src.namelist()))
         if missing:
             raise ValueError(f"{full_zip} has no member {', '.join(missing)} (kept in {KEPT.name}); record the list "
-                             "again with `node tests/record_stdlib.mjs --write`")
+                             "again with `node tests/widgets/node/record_stdlib.mjs --write`")
         for name in sorted(set(kept)):
             info = zipfile.ZipInfo(name, STAMP)
             info.create_system = 3  # Unix, wherever the build runs

@@ -93,14 +93,14 @@ class Pick(Extension):
 
         [% pick naive.level %][% case tiny %]几乎什么都留不下[% case far %]留下的太少[% endpick %]
 
-    The decision (a name of the context, or a name's attribute) holds one of the keys, or True or False (the keys
-    yes and no); the words after its `case` are rendered; a case may be empty. A decision registered in
-    generator/pages/decisions.py names every key it can take, and
-    tests/test_picks.py wants a case written for each. A key with no case stops the build, naming the decision, its
-    line and the cases the page has. A pick that ends a line closes with `[% endpick +%]`, which keeps the line's
-    end (every block tag drops the newline right after it). `env.forced_picks` ({(line, decision): key}) renders another case than the
-    data's: the tests render every alternative that way; `env.picks_parsed` lists (line, decision, keys) of every pick
-    compiled, nested ones too; `env.picks_taken` (line, decision, key) every case a render wrote, in order."""
+    The decision (a name of the context, or a name's attribute) holds one of the keys, or True or False (the keys yes
+    and no); the words after its `case` are rendered; a case may be empty. A decision registered in
+    generator/pages/decisions.py names every key it can take, and tests/pages/test_picks.py wants a case written for
+    each. A key with no case stops the build, naming the decision, its line and the cases the page has. A pick that ends
+    a line closes with `[% endpick +%]`, which keeps the line's end (every block tag drops the newline right after it).
+    `env.forced_picks` ({(line, decision): key}) renders another case than the data's: the tests render every
+    alternative that way; `env.picks_parsed` lists (line, decision, keys) of every pick compiled, nested ones too;
+    `env.picks_taken` (line, decision, key) every case a render wrote, in order."""
     tags = {"pick"}
 
     def __init__(self, environment):

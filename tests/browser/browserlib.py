@@ -185,7 +185,7 @@ def tab_until(page, test, limit=60, key="Tab"):
 
 
 # every "×" figure printed in a subtree whose text node has no [data-kind] ancestor ("1×" alone is the line of not
-# speculating, not a figure); the built page's own check is tests/test_site_speed_kinds.py
+# speculating, not a figure); the built page's own check is tests/pages/test_site_speed_kinds.py
 UNMARKED_SPEEDS = """root => {
   const out = [];
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);

@@ -1,4 +1,4 @@
-"""Helpers of the fault tests (test_faults*.py, issue 22): E6 driven as a reader drives it, files served broken, and
+"""Helpers of the fault tests (test_faults*.py): E6 driven as a reader drives it, files served broken, and
 a server of the site whose answers for some files are slowed, stalled or dropped on demand."""
 import contextlib
 import functools

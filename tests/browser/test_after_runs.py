@@ -1,4 +1,4 @@
-"""Every experiment in its after-run state, at 1280 px and at 375 px, light and dark (issue 22, item 9), E1–E5 on the
+"""Every experiment in its after-run state, at 1280 px and at 375 px, light and dark, E1–E5 on the
 lesson page and E6 on the measurement lab's: each one run or operated as a reader would, then the whole article
 measured — no text drawn under 11 px (an SVG's text at
 its size on screen, after the drawing is scaled to the column), no tap target under 24 × 24 px — and axe run over

@@ -28,7 +28,7 @@ def test_the_temperature_cell_reads_the_replays_temperature(lesson, data):
     assert f"T = {data['replay']['temperature']}" in page.inner_text("#e1 .c13-e1-panel")
 
 
-# ---- on a phone: a diagram drawn for the width, a panel that reads (issue 9, items 2 and 16) ----
+# ---- on a phone: a diagram drawn for the width, a panel that reads ----
 
 
 

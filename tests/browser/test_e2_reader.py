@@ -78,7 +78,11 @@ def highlights(page):
 def test_the_formula_is_katex_and_its_terms_are_keyboard_toggles(lesson):
     page, _ = lesson
     page.click("#e2 [role=tab] >> nth=2")
-    assert page.locator("#e2 .c13-live .c13-formula .katex").count() == 1
+    # the page writes the proof's formulas once, in the prose: the live box holds a copy of each, and nothing else of
+    # the page's marks its terms
+    with_terms = """s => [...document.querySelectorAll(s)].filter(m => m.querySelector('.katex-html [data-term]')).length"""
+    assert page.evaluate(with_terms, "article .arithmatex:not(#e2 *)") == 2
+    assert page.evaluate(with_terms, "#e2 .arithmatex") == page.locator("#e2 .c13-live .c13-formula .katex").count() == 2
     terms = page.eval_on_selector_all("#e2 .c13-live .c13-term", """ts => ts.map(t => ({ term: t.dataset.term,
         role: t.getAttribute('role'), tab: t.tabIndex, inKatex: !!t.closest('.katex-html'),
         hidden: !!t.closest('[aria-hidden=true]') }))""")
@@ -93,7 +97,14 @@ def test_the_formula_is_katex_and_its_terms_are_keyboard_toggles(lesson):
     page.keyboard.press("Enter")
     assert page.get_attribute("#e2 .c13-term[data-term=A]", "aria-pressed") == "true"
     assert highlights(page) == ["shared", "shared"]
-    assert page.inner_text("#e2 .c13-term-explain").startswith("(A)")
+    # the explanation is the page's own entry of the proof's list, with the pair's α beside it
+    explained = page.inner_text("#e2 .c13-term-explain")
+    entry = page.evaluate("""() => { const dt = document.getElementById('proof-A');
+        return [dt.innerText, dt.nextElementSibling.innerText]; }""")
+    alpha = page.evaluate("document.querySelector('#e2 .c13-e2-stats').textContent.match(/α = Σ min\\(p, q\\) = ([\\d.]+%)/)[1]")
+    assert explained.startswith("(A)") and all(part in explained for part in entry), (explained, entry)
+    assert f"α = {alpha}" in explained, (explained, alpha)
+    assert page.locator("#e2 .c13-term-explain [id]").count() == 0  # a copy: the page's ids stay the page's
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.dataset.term") == "B"
     page.keyboard.press("Space")

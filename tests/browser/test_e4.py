@@ -49,7 +49,7 @@ def test_keyboard_alone_drives_e4(browser, served, data):
         assert focused(page)["inE4"]
 
 
-# ---- focus, keys, byte tokens, phone (issue 9, items 3, 10, 16, 20) ----
+# ---- focus, keys, byte tokens, phone ----
 
 def test_the_buttons_keep_the_focus_at_either_end(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):

@@ -50,7 +50,7 @@ def test_the_k_slider_and_the_plot_span_the_data_ks(lesson, data):
 
 
 def test_the_deepseek_preset_is_the_figure_the_prose_shows(lesson, data):
-    """Item 7: the preset's α is papers.json's DeepSeek-V3 acceptance, the figure E5's fifth try quotes (its
+    """The preset's α is papers.json's DeepSeek-V3 acceptance, the figure E5's fifth try quotes (its
     answer folded under it)."""
     page, _ = lesson
     fig = deepseek_acceptance(data)
@@ -66,7 +66,7 @@ def test_the_deepseek_preset_is_the_figure_the_prose_shows(lesson, data):
 
 
 def test_the_best_k_is_the_same_in_plot_table_prose_and_live(lesson, data, small_draft, large_draft):
-    """Item 8: one source (the formula with one pooled α per draft) names the best k everywhere."""
+    """One source (the formula with one pooled α per draft) names the best k everywhere."""
     page, _ = lesson
     acc, ks = data["accounting"]["drafts"], data["constants"]["ks"]
     small, large = small_draft, large_draft
@@ -95,7 +95,7 @@ def test_the_best_k_is_the_same_in_plot_table_prose_and_live(lesson, data, small
 
 
 def test_the_sliders_sentence_is_for_the_static_version_only(lesson, browser, served):
-    """Item 9: "交互版里可以拖动…" is hidden once the widget runs, shown without JavaScript."""
+    """The sentence "交互版里可以拖动…" is hidden once the widget runs, shown without JavaScript."""
     page, _ = lesson
     sentence = "#e5 .c13-static-only"
     assert "交互版里可以拖动" in page.text_content(sentence)
@@ -105,7 +105,7 @@ def test_the_sliders_sentence_is_for_the_static_version_only(lesson, browser, se
 
 
 def test_the_try_list_asks_first_and_answers_from_the_data(lesson, data, small_draft, large_draft):
-    """Item 12: a list of things to try, each with its answer folded, the answers recomputed here."""
+    """A list of things to try, each with its answer folded, the answers recomputed here."""
     page, _ = lesson
     acc = data["accounting"]["drafts"]
     small, large = small_draft, large_draft
@@ -125,7 +125,7 @@ def test_the_try_list_asks_first_and_answers_from_the_data(lesson, data, small_d
 
 
 def test_the_tables_fit_the_column_at_1280(lesson):
-    """Item 19: each E5 table is no wider than the experiment's content box."""
+    """Each E5 table is no wider than the experiment's content box."""
     page, _ = lesson
     widths = page.evaluate("""() => { const s = document.querySelector('#e5'); const cs = getComputedStyle(s);
         const inner = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
@@ -137,7 +137,7 @@ def test_the_tables_fit_the_column_at_1280(lesson):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_e5_reads_on_a_phone(browser, served, scheme):
-    """Item 16: at 375 px no text in #e5 under 11 px and no tap target under 24 px, live and after a preset."""
+    """At 375 px no text in #e5 under 11 px and no tap target under 24 px, live and after a preset."""
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
         if scheme == "dark":
             page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
@@ -151,7 +151,7 @@ def test_e5_reads_on_a_phone(browser, served, scheme):
 
 
 def test_alpha_by_position_names_every_token(lesson, data, small_draft, large_draft):
-    """Item 14: the picture holds every position of both drafts, each with its token and α in its title; the table
+    """The picture holds every position of both drafts, each with its token and α in its title; the table
     lists them too, one click (or Enter) away."""
     page, _ = lesson
     positions, labels = data["alpha_positions"], data["tokenizer"]["labels"]
@@ -212,7 +212,7 @@ def choose_costs(page, key):
 
 
 def test_measured_costs_move_the_curve(lesson, data):
-    """Issue 24 item 2: each choice of costs puts its c and v(k) into E[N] / (k·c + v(k)), recomputed here from
+    """Each choice of costs puts its c and v(k) into E[N] / (k·c + v(k)), recomputed here from
     measured.json and c13.json; torch draws the measured wall-clock speedups of the loaded draft; each speedup
     carries its kind."""
     if not MEASURED_PATH.exists():

@@ -4,7 +4,7 @@ model.mjs and the WebAssembly SIMD one, forward.wasm fetched beside it), on the 
 forward.wasm cannot be fetched.
 
 The fixture is written by the generator at test time (write_logits_fixture); Node runs the same comparison for
-every model in tests/test_e6_model.py, this is the one check that the browser's engine gives the same.
+every model in tests/widgets/test_e6_model.py, this is the one check that the browser's engine gives the same.
 """
 import json
 
@@ -15,7 +15,7 @@ from generator.data.browser_files import write_logits_fixture
 from generator.models.family import DRAFTS
 from tests.conftest import ROOT
 
-TOLERANCE = 1e-4  # the issue's bound on |JS or WebAssembly logit − torch float32 logit|
+TOLERANCE = 1e-4  # the bound on |JS or WebAssembly logit − torch float32 logit|
 # the loader's options → (kernel, simd): Chromium has relaxed SIMD, so by default forward-relaxed.wasm
 ENGINES = {"js": ({"engine": "js"}, ("js", None)), "auto": ({}, ("wasm-simd128", "relaxed")),
            "standard": ({"relaxed": False}, ("wasm-simd128", "standard"))}

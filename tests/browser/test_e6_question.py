@@ -1,4 +1,4 @@
-"""E6 asks its question first (issue 36, item 1), on the measurement lab's page (lab.html): 你的机器上，投机解码会更快吗？
+"""E6 asks its question first, on the measurement lab's page (lab.html): 你的机器上，投机解码会更快吗？
 is shown, as a choice, before any run, with the lesson's k and T = 1 set; 开始 without a guess keeps the focus, starts
 nothing and says why in a polite live region under it; a guess then 开始 runs (cancelled here once the models run),
 the guess set beside the report (.c13-e6-guess) and on the section (data-guess); legible at 375 and 1280 px, light and

@@ -1,7 +1,7 @@
-"""E6's roofline in the browser (issue 23): after a run the report shows the reader's machine measured in the worker
+"""E6's roofline in the browser: after a run the report shows the reader's machine measured in the worker
 (bandwidth and peak with their spread), the roofline picture with the anchor's roof, the build machine's when the
 payload carries its figures, and the reader's, the run's forwards placed on it, and the v(k) the roofline predicts
-beside the measured one; what the run means (issue 24): the regime from the reader's roof, c against the parameter
+beside the measured one; what the run means: the regime from the reader's roof, c against the parameter
 ratio, v(k) between 1 and k + 1, one round's timeline from the run's figures, why end to end differs, the build
 machine beside the reader and the last round's overshoot; legible at 1280 and 375 px in light and dark, and free
 of serious axe violations.
@@ -148,7 +148,7 @@ def test_the_report_explains_the_regime_c_and_v_from_the_run(after_run, data):
     predicted, measured_v = float(report["roofPredictedV"]), float(report["v"])
     assert fmt(predicted, 2) in regime and fmt(measured_v, 2) in regime
     # far above its roof a forward is overhead-bound, and the page says so; the roofline is called accurate only
-    # where its v(k) agrees with the measured one (issue 34); the thresholds are widgets/thresholds.json's
+    # where its v(k) agrees with the measured one; the thresholds are widgets/thresholds.json's
     t = THRESHOLDS
     assert page.evaluate("() => JSON.parse(document.getElementById('c13-widget-data').textContent).thresholds") == t
     overhead = float(report["overRoof"]) >= t["overhead_bound"]

@@ -1,11 +1,11 @@
-"""E6's report in the page's words (issue 34), on the measurement lab's page (lab.html): docs/lab.md writes every
+"""E6's report in the page's words, on the measurement lab's page (lab.html): docs/lab.md writes every
 paragraph of it, with blanks ([[ run.x ]]) and every wording of each decision ([% pick run.x %]); the widget fills
 them (c13-util.js say). Here, in Chromium and without running the models: every combination of every paragraph's
 cases fills into a sentence with no blank or pick left and no doubled or empty punctuation, says which cases it took,
 and a value or case the page lacks is refused by name."""
 import re
 
-from tests.test_picks import BROKEN
+from tests.pages.test_picks import BROKEN
 
 FILL = """async ([name, values]) => {
   const { say } = await import(new URL('assets/c13/c13-util.js', document.baseURI).href);

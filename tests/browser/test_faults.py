@@ -1,4 +1,4 @@
-"""Issue 22, items 1 and 3: the lesson page's experiments share one Pyodide worker and one experiment's 取消 stops its
+"""The lesson page's experiments share one Pyodide worker and one experiment's 取消 stops its
 own run only; E6 (on the measurement lab's page, lab.html) says truly what it kept when cancelled; E6's downloads are
 abortable, with a no-progress timeout, 取消 settles within 1 s in every state (downloading, stalled, running), a retry
 works after a stall, and the byte counter shows what arrived. Faults come through the tests' own servers (routes, and

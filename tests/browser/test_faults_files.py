@@ -1,4 +1,4 @@
-"""Issue 22, items 2 and 5: E6 checks each downloaded file's size and sha256 (c13.json → browser.files, through the
+"""E6 checks each downloaded file's size and sha256 (c13.json → browser.files, through the
 widget payload) before parsing it; a mismatch, a file that does not parse, a dropped connection or a model whose
 logits are not finite gives a Chinese message naming the file and saying what to do, caches nothing, and the next
 开始 downloads the file again. No Python traceback is ever shown."""

@@ -1,4 +1,4 @@
-"""Issue 22, items 4, 6, 7 and part of 9: the editable pair's edge cases (被拒从 p 重抽 on an edited pair, a p on
+"""The editable pair's edge cases (被拒从 p 重抽 on an edited pair, a p on
 one token, #pair=… numbers the address must refuse), E6's temperature, the bytes a run really downloads and a
 cold E6's Pyodide progress (E6 on the measurement lab's page, lab.html), and the dark palette at 1280 px (axe on E6
 after a run, TV's noise band on the lesson page)."""

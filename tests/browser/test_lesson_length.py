@@ -1,4 +1,4 @@
-"""The lesson reads as the 45-minute unit it promises (issue 35): on the built lesson page in its default state
+"""The lesson reads as the 45-minute unit it promises: on the built lesson page in its default state
 (every fold closed, the experiments live), at most 6,500 Chinese characters are shown, at most 6 sentences are over
 120 characters and none over 180 (tests/pagetext.py measures; benchmarks/lesson_length.py prints the figures)."""
 from tests.pagetext import measure, sentences

@@ -1,4 +1,4 @@
-"""The trimmed standard library in Chromium (issue 12): every experiment runs on it without falling back (E2's
+"""The trimmed standard library in Chromium: every experiment runs on it without falling back (E2's
 rounds and a ×10,000 run, E6 with a tiny run), and the bytes fetched from E2's first interaction to its first result
 stay within the goal; on the full archive Chromium imports nothing the kept list lacks; an import missing from the
 trimmed archive makes the worker start again on the full one, once, with an info line and no error. E2 runs on the
@@ -11,7 +11,7 @@ from test_e6 import configure, run
 
 from generator.pages.stdlib import kept_members
 
-GOAL_BYTES = 4_500_000  # the issue's goal: bytes as served (gzip where the server gzips) before E2's first result
+GOAL_BYTES = 4_500_000  # the goal: bytes as served (gzip where the server gzips) before E2's first result
 FALLBACK = re.compile(r"full/python_stdlib\.zip")
 
 
@@ -87,7 +87,8 @@ def test_on_the_full_archive_chromium_imports_only_kept_modules(browser, served,
             imported |= set(pyodide_worker(page).evaluate("self.c13StdlibMembers()"))
     assert len(imported) > 50, imported
     missing = sorted(set(imported) - set(kept_members()))
-    assert not missing, f"imported in Chromium but not kept (record again: node tests/record_stdlib.mjs --write): {missing}"
+    assert not missing, ("imported in Chromium but not kept (record again: node tests/widgets/node/record_stdlib.mjs "
+                         f"--write): {missing}")
 
 
 # sampler.py as served, with an import of a module the trimmed archive drops ('statistics'): at import time, or

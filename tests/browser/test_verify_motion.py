@@ -1,4 +1,4 @@
-"""E4's verify motion (issue 13, item 3): one recorded round of the replay, step by step.
+"""E4's verify motion: one recorded round of the replay, step by step.
 
 The steps must be the generator's record of the round (the draft's k tokens one by one, one target forward that
 lights every position, checks left to right up to the first rejection, then the residual or bonus token); with

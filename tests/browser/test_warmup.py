@@ -1,4 +1,4 @@
-"""The worker's warm-up (issue 12): right after "ready" it runs the calls of a ×100,000 run on E2's default pair,
+"""The worker's warm-up: right after "ready" it runs the calls of a ×100,000 run on E2's default pair,
 results discarded, so that the reader's first run is not paid in the runtime's slow tier. It must say that it ran
 (a "warmup" message, kept in the host's snapshot, with its ms), leave every seeded result as it was (the offline
 reproduction still equals c13.json to the last bit), and give way at once to a run pressed while it is going."""

@@ -1,6 +1,6 @@
 """What a reader downloads before starting anything: the lesson page (and the measurement lab's, E6's page) as served
 (gzip), its styles, scripts and the embedded data, but nothing of Pyodide and nothing of E6 (its engine, model code,
-tokenizer and weights load only when the reader presses 开始). The issue's bound: 500 KB before Pyodide."""
+tokenizer and weights load only when the reader presses 开始). The bound: 500 KB before Pyodide."""
 import pytest
 from browserlib import WIDE, opened
 

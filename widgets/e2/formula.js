@@ -1,12 +1,26 @@
-// E2's formula of lesson section 6: the page's own KaTeX formula (docs/index.md, rendered at build time), whose
-// terms carry data-term="A" … "G" (\htmlData); each term becomes a toggle button that explains it and
-// highlights its part of the stacked picture (the picture's data-hl attribute, styled in c13-widgets.css).
+// E2's formula of lesson section 6: a copy of the page's own KaTeX formulas (docs/index.md, the proof that the
+// output is exactly p and the wrong variant after it, rendered at build time), whose terms carry data-term="A" …
+// "G" (\htmlData). Each term becomes a toggle button that highlights its part of the stacked picture (the picture's
+// data-hl attribute, styled in c13-widgets.css) and shows the page's own explanation of it: the proof's list entry
+// marked { #proof-A } … { #proof-G }, copied, with the chosen pair's figures it speaks of as labelled values.
 import { el, fixed, pct } from "../c13-util.js";
 
+/** Each term: its formula as read aloud (the button's name), the picture's part, the chosen pair's figures. */
 const TERMS = {
-  A: ["q(x)·min(1, p(x)/q(x))", "shared"], B: ["(1 − α)", "excess"], C: ["residual(x)", "resid"],
-  D: ["min(p, q)(x)", "shared"], E: ["(p(x) − min(p, q)(x))", "resid"],
-  F: ["min(p, q)(x)", "shared"], G: ["(1 − α)·p(x)", "p"],
+  A: ["q(x)·min(1, p(x)/q(x))", "shared", ["alpha"]],
+  B: ["(1 − α)", "excess", ["rejected"]],
+  C: ["residual(x)", "resid", ["rejected"]],
+  D: ["min(p, q)(x)", "shared", ["alpha"]],
+  E: ["(p(x) − min(p, q)(x))", "resid", ["rejected"]],
+  F: ["min(p, q)(x)", "shared", ["alpha"]],
+  G: ["(1 − α)·p(x)", "p", ["rejected", "closed"]],
+};
+
+/** The figures a term's explanation speaks of, as label and value for the pair `dist`. */
+const FIGURES = {
+  alpha: (dist) => `α = ${pct(dist.alpha, 1)}`,
+  rejected: (dist) => `1 − α = ${pct(1 - dist.alpha, 1)}`,
+  closed: (dist) => `从 p 重抽的闭式 TV = ${fixed(dist.closedTV, 4)}`,
 };
 
 /** The part of the stacked picture a term stands for. */
@@ -14,19 +28,33 @@ export function highlightOf(term) {
   return term ? TERMS[term][1] : null;
 }
 
-/** What a term means, with the α and the closed-form TV of the chosen pair. */
-export function termText(term, dist) {
-  const alpha = pct(dist.alpha, 1);
-  const rejected = pct(1 - dist.alpha, 1);
-  return {
-    A: `(A) 草稿提出 x 并被接受：提出的概率 q(x) 乘接受的概率 min(1, p(x)/q(x))，等于 min(p(x), q(x))——两个分布共有的部分，图里的绿色。所有绿色加起来就是 α = ${alpha}。`,
-    B: `(B) 这一轮被拒的概率 1 − α = ${rejected}。它等于所有红色（草稿多给的）之和，也等于所有蓝色（目标多要的）之和：p 和 q 的总和都是 1，两者必然一样大。`,
-    C: `(C) 被拒之后抽中 x 的概率：残差分布 max(0, p − q)/(1 − α)，只在 p > q 的地方有质量，形状就是图里的蓝色，除以总量 ${rejected} 归一。`,
-    D: "(D) 等于 (A)：绿色，min(p, q)(x)。",
-    E: "(E) 等于 (B) × (C)：1 − α 与残差分母里的 1 − α 约掉，剩下 max(0, p(x) − q(x)) = p(x) − min(p, q)(x)，x 处的蓝色。绿 + 蓝 = p。",
-    F: "(F) 错误的变体里，接受的部分不变：仍是绿色。",
-    G: `(G) 错误的变体被拒后从 p 重抽，给 x 的是 (1 − α)·p(x)：按整个 p（虚线框）的比例再分一遍 ${rejected} 的质量。共有的部分被算了两次，蓝色却给少了——TV 偏差的闭式是 ${fixed(dist.closedTV, 4)}。`,
-  }[term];
+/** The page's formulas with terms (each an .arithmatex block whose KaTeX marks data-term), in page order. */
+export function pageFormulas(page) {
+  const maths = [...page.querySelectorAll(".arithmatex")].filter((m) => m.querySelector(".katex-html [data-term]"));
+  if (!maths.length) throw new Error("E2: the page has no KaTeX formula with terms");
+  return maths;
+}
+
+/** A copy of the page's nodes, without their ids (the page keeps its own). */
+function copies(nodes) {
+  return [...nodes].map((node) => {
+    const copy = node.cloneNode(true);
+    if (copy.nodeType === Node.ELEMENT_NODE) {
+      copy.removeAttribute("id");
+      for (const inner of copy.querySelectorAll("[id]")) inner.removeAttribute("id");
+    }
+    return copy;
+  });
+}
+
+/** The page's explanation of `term`: the list entry marked #proof-TERM (its <dt> and the <dd>s after it). */
+function pageEntry(page, term) {
+  const dt = page.querySelector(`dt#proof-${term}`);
+  if (!dt) throw new Error(`E2: the page explains no term (${term}) (dt#proof-${term})`);
+  const dds = [];
+  for (let next = dt.nextElementSibling; next?.tagName === "DD"; next = next.nextElementSibling) dds.push(next);
+  const blocks = dds.flatMap((dd) => (dd.querySelector(":scope > p") ? copies(dd.children) : [el("p", null, copies(dd.childNodes))]));
+  return [el("p", { class: "c13-term-head" }, copies(dt.childNodes)), ...blocks];
 }
 
 /** Turn one KaTeX term span into a toggle button (keyboard: Tab to it, Enter or Space to press it). */
@@ -49,27 +77,32 @@ function termButton(span, onChoose) {
 }
 
 /**
- * The formula block around `math` (the page's KaTeX formula, a copy of its .arithmatex node); onChoose(term) is
- * called with the term pressed. Returns {node, press(term)}. The terms are inside KaTeX's HTML rendering, which
- * KaTeX hides from assistive technology in favour of its MathML: here the HTML carries the buttons, so it is the
- * part that is exposed and the MathML copy is hidden instead.
+ * The formula block: `intro` (the page's words above it) and a copy of each of `maths` (the page's formulas with
+ * terms, pageFormulas); `page` holds the explanations; onChoose(term) is called with the term pressed. Returns
+ * {node, press(term), explain(term, dist)}: explain gives the nodes that explain `term` for the pair `dist` (none
+ * for no term). The terms are inside KaTeX's HTML rendering, which KaTeX hides from assistive technology in favour
+ * of its MathML: here the HTML carries the buttons, so it is the part that is exposed and the MathML copy is hidden.
  */
-export function formulaBlock(math, onChoose) {
-  const buttons = [...math.querySelectorAll("[data-term]")].filter((span) => span.dataset.term in TERMS)
-    .map((span) => termButton(span, onChoose));
-  if (buttons.length !== Object.keys(TERMS).length) {
-    throw new Error(`E2: the page's formula marks ${buttons.length} terms, the widget knows ${Object.keys(TERMS).length}`);
+export function formulaBlock(intro, maths, page, onChoose) {
+  const copied = maths.map((math) => copies([math])[0]);
+  const buttons = copied.flatMap((math) => [...math.querySelectorAll(".katex-html [data-term]")])
+    .filter((span) => span.dataset.term in TERMS).map((span) => termButton(span, onChoose));
+  const keys = buttons.map((b) => b.dataset.term);
+  if (keys.join("") !== Object.keys(TERMS).join("")) {
+    throw new Error(`E2: the page's formulas mark the terms ${keys.join(", ")}, the widget knows ${Object.keys(TERMS).join(", ")}`);
   }
-  for (const node of math.querySelectorAll(".katex-html")) node.removeAttribute("aria-hidden");
-  for (const node of math.querySelectorAll(".katex-mathml")) node.setAttribute("aria-hidden", "true");
-  math.classList.add("c13-formula");
-  const node = el("div", { class: "c13-formula-box" },
-    el("p", null, el("strong", { text: "为什么输出恰好是 p。" }),
-      "点公式里带下划线的项（或用 Tab 移到它上面按 Enter），看它的意思和它在叠放图里是哪一块："),
-    math);
+  const entries = Object.fromEntries(keys.map((key) => [key, pageEntry(page, key)])); // checked now, copied on use
+  for (const math of copied) {
+    for (const node of math.querySelectorAll(".katex-html")) node.removeAttribute("aria-hidden");
+    for (const node of math.querySelectorAll(".katex-mathml")) node.setAttribute("aria-hidden", "true");
+    math.classList.add("c13-formula");
+  }
+  const node = el("div", { class: "c13-formula-box" }, intro, copied);
   /** Mark `chosen` (or none) as pressed. */
   const press = (chosen) => {
     for (const button of buttons) button.setAttribute("aria-pressed", button.dataset.term === chosen ? "true" : "false");
   };
-  return { node, press };
+  const explain = (term, dist) => (term ? el("div", { class: "c13-term-entry" }, copies(entries[term]),
+    el("p", { class: "c13-term-values" }, TERMS[term][2].map((name) => el("span", { text: FIGURES[name](dist) })))) : null);
+  return { node, press, explain };
 }

@@ -5,10 +5,10 @@
 // the same PRNG (random.Random) the generator used offline, so a run with the offline check's seed and size
 // reproduces the offline TV exactly. This module wires the parts: controls.js, pictures.js, formula.js,
 // rounds.js, runs.js, status.js.
-import { el, fill, fixed, mount, num, prob, pct, promptBox, staticChildren, stash, uid } from "../c13-util.js";
+import { el, fill, fixed, mount, num, prob, pct, promptBox, say, staticChildren, stash, uid } from "../c13-util.js";
 import { prediction, sharedControls, tabs } from "./controls.js";
 import { distributionStore } from "./distributions.js";
-import { formulaBlock, highlightOf, termText } from "./formula.js";
+import { formulaBlock, highlightOf, pageFormulas } from "./formula.js";
 import { columnsFor, drawFailTable, drawStacked } from "./pictures.js";
 import { emptyTally, showNaiveRound, showRound } from "./rounds.js";
 import { clearArea, execute, markStale, runArea, showReproduction, showRun } from "./runs.js";
@@ -93,7 +93,8 @@ function improvedPanel(widget, data) {
     return button;
   });
   const explain = el("div", { class: "c13-term-explain", "aria-live": "polite" });
-  const formula = formulaBlock(widget.formulaMath, (term) => widget.chooseTerm(term));
+  const formula = formulaBlock(say(widget.section, "terms", {}, "c13-formula-intro"), widget.formulaMaths, widget.page,
+    (term) => widget.chooseTerm(term));
   const reproduction = reproductionBox(widget, data);
   widget.panels[2].append(
     el("p", { text: "草稿从 q 抽出 x 之后：若 p(x) ≥ q(x)，一律接受；若 q(x) > p(x)，以 p(x)/q(x) 的概率接受。" +
@@ -153,13 +154,6 @@ function attachRuns(widget, { data, store, seed: seedOf, drawPicture, guessHint 
   };
 }
 
-/** The page's KaTeX formula of the terms (docs/index.md, .c13-e2-formula): a copy for the live formula box. */
-function pageFormula(section) {
-  const math = section.querySelector(":scope > .c13-e2-formula .arithmatex");
-  if (!math || !math.querySelector(".katex [data-term]")) throw new Error("E2: the page has no KaTeX formula with terms");
-  return math.cloneNode(true);
-}
-
 /** Buttons that turn themselves off while a run goes on stay focusable (aria-disabled, not disabled), so the
  * keyboard focus never falls to <body>; a press while off does nothing. */
 function buttonMaker(widget) {
@@ -178,12 +172,13 @@ export function render(section, data) {
   const store = distributionStore(data);
   const state = { prefix: data.prefixes[0], draft: data.drafts[0], prediction: null, running: false,
     roundIndex: new Map(), tally: emptyTally(), marked: null, term: null };
-  const formulaMath = pageFormula(section);
+  const page = section.closest("article") ?? section.ownerDocument; // the proof's formulas and explanations
   const live = mount(section, "c13-e2");
   const box = stash(section, staticChildren(section), "静态版本：构建时的叠放图与离线数字");
   const widget = { python: data.python, state, group: uid("e2"), schemeNames: schemeNames(data.constants.schemes),
     liveSizes: data.constants.e2_live_sizes, // the live runs' sizes, from precomputed/lesson.toml
-    current: () => store.get(state.prefix, state.draft), runButtons: [], areas: [], formulaMath };
+    current: () => store.get(state.prefix, state.draft), runButtons: [], areas: [], section, page,
+    formulaMaths: pageFormulas(page) };
   const controls = sharedControls(widget.group, data, { onPrefix: (v) => { state.prefix = v; redraw(); },
     onDraft: (v) => { state.draft = v; redraw(); } });
   const stats = el("p", { class: "c13-e2-stats" });
@@ -212,7 +207,7 @@ export function render(section, data) {
   widget.chooseTerm = (term) => {
     state.term = state.term === term ? null : term;
     improved.formula.press(state.term);
-    fill(improved.explain, state.term ? el("p", { text: termText(state.term, widget.current()) }) : null);
+    fill(improved.explain, improved.formula.explain(state.term, widget.current()));
     improved.explain.dataset.term = state.term || "";
     drawPicture();
   };
@@ -234,7 +229,7 @@ export function render(section, data) {
     drawPicture();
     drawFailTable(fail.table, fail.text, dist, data.labels);
     improved.reproduction.update();
-    if (state.term) fill(improved.explain, el("p", { text: termText(state.term, dist) }));
+    if (state.term) fill(improved.explain, improved.formula.explain(state.term, dist));
     for (const roundBox of [improved.out, naive.out]) {
       fill(roundBox);
       for (const key of Object.keys(roundBox.dataset)) delete roundBox.dataset[key];

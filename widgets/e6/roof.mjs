@@ -10,9 +10,9 @@
 // lasts at least fifty steps of the clock and at least 5 ms (in a worker performance.now() steps by 0.1 ms): its
 // work grows until it does (those blocks are discarded and warm the code up), and one sample is the block's work ÷
 // its time. The first blocks of each probe are not kept (an engine runs a function's first calls with its baseline
-// compiler). Blocks of the two probes alternate, `blocks` of each, fewer (never under `minBlocks`) once
-// `budgetMs` have passed; between blocks the loop asks `cancelled()` and yields to the worker's event loop now
-// and then, so that 取消 reaches it. The whole takes well under a second. No DOM: Node runs this file too (tests/e6_roof.mjs).
+// compiler). Blocks of the two probes alternate, `blocks` of each, fewer (never under `minBlocks`) once `budgetMs` have
+// passed; between blocks the loop asks `cancelled()` and yields to the worker's event loop now and then, so that 取消
+// reaches it. The whole takes well under a second. No DOM: Node runs this file too (tests/widgets/node/e6_roof.mjs).
 
 import { modelFigures } from "../figures/roofline.mjs";
 import { simdSupported, wasmBytes } from "./forwards.mjs";

@@ -3,7 +3,7 @@
 // its 2,048 floats (~0.15 ms); here it is ~2 µs. The sums are written into Python's buffers (sampler_bridge.mjs) and
 // sampler.py searches them: every comparison with u, the search and the zero-weight tail stay there.
 //
-// Bit for bit what CPython forms (tests/test_row_sums.py): float64 additions, left to right, one per entry, as
+// Bit for bit what CPython forms (tests/widgets/test_row_sums.py): float64 additions, left to right, one per entry, as
 // itertools.accumulate does them, and the residual's weight as sampler.residual_weight defines it.
 
 /** sampler.residual_weight: p - q where p > q, else +0 (0.0 in Python). Without a branch: p > q is a coin toss on real

@@ -7,9 +7,9 @@
 // token (a draw from that position's q), then verify's own (one per accept test up to the first rejection, one for
 // the final token). At T = 0 `stream` is null.
 //
-// No DOM, no worker code: Node runs this file too (tests/e6_greedy.mjs). Each model forward and each sampler call
-// is timed with the injected clock; between rounds the loop yields to the event loop (so a cancel message can
-// arrive) and asks `cancelled()`.
+// No DOM, no worker code: Node runs this file too (tests/widgets/node/e6_greedy.mjs). Each model forward and each
+// sampler call is timed with the injected clock; between rounds the loop yields to the event loop (so a cancel message
+// can arrive) and asks `cancelled()`.
 import { cancelledError } from "../python-task.mjs";
 
 const YIELD_EVERY_MS = 30; // a yield costs a timer tick (clamped to ~4 ms in browsers): not after every round

@@ -7,10 +7,10 @@
 //
 // The costs are the block medians, c = draft ÷ target and v(k) = verify ÷ target (they feed the prediction, E[N] ÷
 // (k·c + v(k))); their spread is the min–max (the report shows it; the quartiles are kept too) of the same figure
-// worked out round by round, each round's three blocks having run one after the other. Min–max, not quartiles: over
-// 9 rounds two runs' quartiles miss each other now and then by chance alone (tests/e6_timing.mjs), their ranges do
-// not. The speedups are measured, not worked out: the two loops ran again in turn (engine.mjs repeat), and each
-// pair's speedup is the target's ms per token over speculative decoding's, end to end (the runs' wall clocks: tens
+// worked out round by round, each round's three blocks having run one after the other. Min–max, not quartiles: over 9
+// rounds two runs' quartiles miss each other now and then by chance alone (tests/widgets/node/e6_timing.mjs), their
+// ranges do not. The speedups are measured, not worked out: the two loops ran again in turn (engine.mjs repeat), and
+// each pair's speedup is the target's ms per token over speculative decoding's, end to end (the runs' wall clocks: tens
 // to hundreds of ms, well above the clock's step) or on the forwards' own time within the same runs.
 
 /** The q-quantile of sorted values, interpolated between neighbours (Python's statistics.quantiles, inclusive). */

@@ -13,7 +13,8 @@
 // Between blocks the loop asks `cancelled()` and now and then yields to the worker's event loop, so that 取消
 // reaches it; it stops after `rounds` rounds, or earlier (never before `minRounds`) once `budgetMs` have passed.
 //
-// No DOM, no worker code: Node runs this file too (tests/e6_timing.mjs, with a fake clock of 0.1 ms steps).
+// No DOM, no worker code: Node runs this file too (tests/widgets/node/e6_timing.mjs, with a fake clock of 0.1 ms
+// steps).
 
 import { cancelledError } from "./speculate.mjs";
 

@@ -1,6 +1,6 @@
 // The number formats used inside figures and widgets. Each follows the rule of the Jinja filter of the same
 // name in generator/pages/formats.py (Python's format mini-language), so a number reads the same in prose and
-// in a picture; tests/test_formats_parity.py runs both over one table of values.
+// in a picture; tests/pages/test_formats_parity.py runs both over one table of values.
 // Pure functions: no DOM, no globals.
 
 function finite(value, what) {

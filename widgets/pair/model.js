@@ -41,7 +41,7 @@ export function probabilities(units, unit) {
 /** The stacked picture's split of the pair, every token drawn (no folded rest): green min(p, q), blue the part of
  * p above q, red the part of q above p — bar heights, as generator/pages/pair_presets.py splits a preset with
  * sampler.overlap and sampler.residual. Here in JavaScript because the picture is drawn before Python is loaded;
- * tests/test_pair_split.py wants the very doubles sampler.py gives. */
+ * tests/widgets/test_pair_split.py wants the very doubles sampler.py gives. */
 export function split(p, q) {
   return {
     tokens: p.map((_, i) => i), p, q,

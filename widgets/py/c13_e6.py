@@ -4,11 +4,11 @@ sampler.py. Loaded with sampler.py by widgets/py/load.mjs; standard library only
 Python owns the rows: float64 arrays, n_p for the target's rows and n_q for the draft's (a draw's row goes into the
 slot of its position in the round) and one for running sums; one int32 array for the call's numbers and the drafted
 tokens; one float64 array for the answers. JavaScript writes them through views of these buffers, then calls without
-arguments (after a model's forward a call costs ~10-20 µs of cold caches, and each argument adds to it): the numbers
-say which slot, how many rows, and whether JavaScript forms the running sums the draws search (widgets/e6/row_sums.mjs,
-equal bit for bit to what sampler.py would form: tests/test_row_sums.py). A draw's row comes with its sums; verify asks
-for its final draw's when it knows which they are (e6_summer's fill: only the first rejection, which sampler.py finds,
-says whose). The comparisons, the searches and the zero-weight tails stay in sampler.py.
+arguments (after a model's forward a call costs ~10-20 µs of cold caches, and each argument adds to it): the numbers say
+which slot, how many rows, and whether JavaScript forms the running sums the draws search (widgets/e6/row_sums.mjs,
+equal bit for bit to what sampler.py would form: tests/widgets/test_row_sums.py). A draw's row comes with its sums;
+verify asks for its final draw's when it knows which they are (e6_summer's fill: only the first rejection, which
+sampler.py finds, says whose). The comparisons, the searches and the zero-weight tails stay in sampler.py.
 """
 import math
 import random

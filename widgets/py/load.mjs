@@ -1,5 +1,5 @@
 // The one way sampler.py and its glue get into a Pyodide: the worker (widgets/pyodide-worker.mjs), the Node drivers of
-// the tests (tests/e6_lib.mjs startPyodide) and the benchmarks all call pythonSources and installPython.
+// the tests (tests/widgets/node/e6_lib.mjs startPyodide) and the benchmarks all call pythonSources and installPython.
 //
 // The files, by their path under widgets/ (the site serves widgets/ as assets/c13/): sampler.py, the one acceptance
 // sampler, and the glue that calls it: py/c13_worker.py (E2, the pair, the warm-up) and py/c13_e6.py (E6's bridge).
