@@ -112,6 +112,8 @@ def dataset(page, selector):
 
 
 def wait_ready(page):
+    """E2's Python ready: E2 brought into view (Python starts when the reader reaches it), then its state awaited."""
+    page.locator("#e2 [role=tablist]").scroll_into_view_if_needed()
     page.wait_for_function("document.querySelector('#e2').dataset.pyodide === 'ready'", timeout=PYODIDE_TIMEOUT_MS)
 
 

@@ -49,6 +49,7 @@ def after_runs(page, data, name):
     page.wait_for_timeout(200)
 
 
+@pytest.mark.slow("every experiment run in Chromium, then axe at two widths and both palettes")
 @pytest.mark.parametrize("scheme", ("light", "dark"))
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", RUNS)
@@ -61,6 +62,7 @@ def test_after_every_run_the_article_reads_and_passes_axe(browser, served, data,
         assert not problems, f"{name} at {width} px, {scheme}:\n" + "\n".join(problems)
 
 
+@pytest.mark.slow("every experiment run in Chromium, then axe at two widths and both palettes")
 @pytest.mark.parametrize("width", (1440, 1100, 1000, 800, 700, 600))
 @pytest.mark.parametrize("name", RUNS)
 def test_at_other_widths_no_figure_draws_text_under_11_px(browser, served, name, width):

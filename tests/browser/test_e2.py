@@ -2,6 +2,8 @@
 import math
 import time
 
+import pytest
+
 from browserlib import (PYODIDE_TIMEOUT_MS, cancel_e2_run, choose, dataset, focused, names, one_round_matches_sampler_py, run_main,
                         tab_until, wait_ready)
 from legibility import small_text
@@ -29,6 +31,7 @@ def test_the_draft_radios_name_each_drafts_role(lesson, small_draft, large_draft
     assert f"{small}（小草稿）" in text and f"{large}（大草稿）" in text
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_pyodide_starts_only_when_the_reader_reaches_e2(lesson, served):
     page, log = lesson
     assert not [u for u in log.requests if "pyodide" in u], "Pyodide was requested before the reader reached E2"
@@ -80,6 +83,7 @@ def test_the_naive_scheme_keeps_a_guess_at_the_rate_sum_pq(lesson, data):
     assert r["scheme"] == "naive" and abs(float(r["acceptance"]) - spq) < 5 * math.sqrt(spq * (1 - spq) / 10_000)
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_the_offline_seed_reproduces_the_json_tv_exactly(lesson, data):
     page, _ = lesson
     prefixes, drafts = names(data)
@@ -127,6 +131,7 @@ def test_predict_first_target_p_is_biased_and_residual_is_at_the_noise_floor(les
     assert abs(float(right["acceptance"]) - alpha) < 5 * math.sqrt(alpha * (1 - alpha) / 100_000)
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_a_run_reports_progress_never_freezes_the_page_and_can_be_cancelled(lesson, data):
     page, _ = lesson
     wait_ready(page)
@@ -158,6 +163,7 @@ def test_a_run_reports_progress_never_freezes_the_page_and_can_be_cancelled(less
     assert r["state"] == "done" and r["n"] == "10000"
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_a_missing_pyodide_file_gives_a_clear_message_and_the_static_version(browser, served):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # as on a host where the build's copy of Pyodide is incomplete: its loader answers 404
@@ -186,6 +192,7 @@ def test_a_missing_pyodide_file_gives_a_clear_message_and_the_static_version(bro
         context.close()
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_keyboard_alone_drives_e2(phone):
     page, _ = phone
     # from the E2 heading's link, Tab reaches the tabs; arrows choose ③ (and the focus ring shows)

@@ -20,6 +20,7 @@ def fetched_files(site):
     return files + [site / "assets" / "c13" / "sampler.py"]
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_the_status_line_says_the_real_size_of_what_is_fetched(lesson, site):
     page, log = lesson
     assert page.get_attribute("#e2", "data-pyodide") == "idle"
@@ -46,6 +47,7 @@ def press_and_keep_focus(page, selector, done_js):
     assert after, f"Tab did not go on from {selector}: {focused(page)}"
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_buttons_that_turn_off_while_working_keep_the_keyboard_focus(browser, served):
     # a fresh page: the first round is asked for while Pyodide is still loading
     with opened(browser, served + "index.html", **PHONE) as (page, _):
@@ -139,6 +141,7 @@ def test_the_picture_stays_in_view_while_the_reader_works_the_formula_wide(lesso
     work_the_formula_and_the_runs(lesson[0])
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 def test_the_picture_stays_in_view_while_the_reader_works_the_formula_phone(browser, served):
     with opened(browser, served + "index.html", **PHONE) as (page, _):
         work_the_formula_and_the_runs(page)
@@ -234,6 +237,7 @@ def test_the_prose_says_which_run_reproduces_the_offline_table(lesson, data):
     assert f"种子 {ref['seed']}" in button and f"{ref['n']:,} 轮" in button
 
 
+@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_a_phone_every_text_of_e2_is_readable_and_every_control_hittable(browser, served, scheme):
     """At 375 px no text of E2 is drawn under 11 px and no tap target is under 24 × 24 px: its pictures are redrawn

@@ -80,6 +80,7 @@ def test_an_over_long_prompt_is_refused_before_anything_loads(lab, data):
     assert check.inner_text() == ""  # the message goes once the prompt fits
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lab, data, served):
     page, log = lab
     small = data["constants"]["drafts"][0]
@@ -126,6 +127,7 @@ def test_a_greedy_run_writes_the_targets_own_text_and_shows_every_round(lab, dat
                                                         f"{small}.safetensors", "tokenizer.json"}
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samples(lab, data):
     page, log = lab
     configure(page, k=3, temperature=0, n_new=16, prompt=data["replay"]["prompt"])
@@ -170,6 +172,7 @@ def test_the_report_shows_medians_with_their_range_and_measuring_again_adds_samp
     assert not [u for u in log.requests[requests:] if "/models/" in u]  # nothing downloaded again
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 def test_a_sampled_run_finishes_and_points_to_e2(lab, data):
     page, _ = lab
     configure(page, k=3, temperature=1, n_new=16)
@@ -211,6 +214,7 @@ def test_cancel_mid_run_settles_and_keeps_the_focus(lab, data):
     assert run(page)["state"] == "done"
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_e6_is_legible_on_a_phone_after_a_run(browser, served, data, scheme):
     with opened(browser, served + "lab.html", color_scheme=scheme, **PHONE) as (page, _):
@@ -227,6 +231,7 @@ def test_e6_is_legible_on_a_phone_after_a_run(browser, served, data, scheme):
         assert overflow == []
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 def test_without_javascript_and_from_disk_e6_shows_the_build_machines_table(browser, served, site):
     with opened(browser, served + "lab.html", java_script_enabled=False) as (page, log):
         assert page.locator("#e6 .c13-live").count() == 0

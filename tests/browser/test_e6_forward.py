@@ -63,6 +63,7 @@ def fixture(tmp_path_factory, data):
     return json.loads(out.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow("the models' forward in Chromium against torch")
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_forward_in_chromium_matches_torch_float32(browser, served, fixture, data, engine):
     options, kernel = ENGINES[engine]
@@ -77,6 +78,7 @@ def test_the_forward_in_chromium_matches_torch_float32(browser, served, fixture,
         assert result[name]["worst"] < TOLERANCE, (name, result[name]["worst"])
 
 
+@pytest.mark.slow("the models' forward in Chromium against torch")
 def test_a_forward_wasm_that_cannot_be_fetched_falls_back_to_javascript(browser, served):
     routes = [("**/assets/c13/e6/forward*.wasm", lambda route: route.fulfill(status=404, body="missing"))]
     with opened(browser, served + "lab.html", allow_errors=[r"status of 404"], routes=routes,

@@ -27,6 +27,7 @@ def gate_choices(page):
                                      " l.textContent.trim(), l.querySelector('input').checked])")
 
 
+@pytest.mark.slow("E6 runs the models in Chromium")
 def test_the_question_comes_first_and_a_guess_comes_before_the_run(browser, served, data):
     with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         # the question, as a choice, above the form; the page's paragraph it stands in for is hidden
@@ -96,6 +97,7 @@ def test_the_question_comes_first_and_a_guess_comes_before_the_run(browser, serv
         assert line.get_attribute("data-guess") == "same"
 
 
+@pytest.mark.slow("E6 runs the models in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", ["phone", "wide"])
 def test_the_question_is_legible_and_its_choices_easy_to_hit(browser, served, scheme, width):

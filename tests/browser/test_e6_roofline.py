@@ -49,6 +49,9 @@ def slow_chromium(browser, folder):
             slow.close()
 
 
+pytestmark = pytest.mark.slow("E6 runs the models in Chromium three times, once under a quarter of a core")
+
+
 @pytest.fixture(scope="module", params=["light", "dark", "slow"])
 def after_run(request, browser, served, tmp_path_factory):
     with contextlib.ExitStack() as stack:

@@ -5,6 +5,8 @@ works after a stall, and the byte counter shows what arrived. Faults come throug
 faultlib's faulty server)."""
 import time
 
+import pytest
+
 from browserlib import PYODIDE_TIMEOUT_MS, WIDE, cancel_e2_run, focused, opened, wait_ready
 from faultlib import (CANCEL_BOUND_MS, MODEL_FILES, RUN_TIMEOUT_MS, STALL_MS, cancel_ms, configure, downloads,
                       e6_payload, long_run, progress, settle_e6, shown_bytes, start_e6, target_name)
@@ -13,6 +15,7 @@ from faultlib import (CANCEL_BOUND_MS, MODEL_FILES, RUN_TIMEOUT_MS, STALL_MS, ca
 # 1. one experiment's 取消 stops its own run only, and E6 says truly what it kept
 # ------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow("E6's and E2's runs in Chromium against a server that stalls or slows")
 def test_cancelling_tv_and_e2_stops_their_own_runs_and_keeps_the_shared_worker(browser, served):
     """The lesson page's experiments share its one Pyodide worker: TV's 取消 and E2's stop their own runs and never
     restart the worker, and the others run again at once in it, Pyodide loaded once. E6 has the measurement lab's
@@ -41,6 +44,7 @@ def test_cancelling_tv_and_e2_stops_their_own_runs_and_keeps_the_shared_worker(b
         assert page.locator("#e6").count() == 0 and not downloads(log)
 
 
+@pytest.mark.slow("E6's and E2's runs in Chromium against a server that stalls or slows")
 def test_a_cancelled_e6_says_which_files_it_kept_and_they_are_not_downloaded_again(browser, served, data):
     with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         e6 = e6_payload(page)
@@ -69,6 +73,7 @@ def test_a_cancelled_e6_says_which_files_it_kept_and_they_are_not_downloaded_aga
 # 3. downloads are abortable, with a no-progress timeout; 取消 settles within 1 s in every state
 # ------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow("E6's and E2's runs in Chromium against a server that stalls or slows")
 def test_cancel_during_a_slow_download_settles_within_a_second_and_the_retry_downloads_again(browser, faulty):
     faults, url = faulty
     with opened(browser, url + "lab.html", viewport=WIDE) as (page, log):
@@ -90,6 +95,7 @@ def test_cancel_during_a_slow_download_settles_within_a_second_and_the_retry_dow
         assert len([u for u in log.requests if u.endswith("/" + name)]) == 2
 
 
+@pytest.mark.slow("E6's and E2's runs in Chromium against a server that stalls or slows")
 def test_a_stalled_download_fails_naming_the_file_and_the_retry_works_at_once(browser, faulty):
     faults, url = faulty
     with opened(browser, url + "lab.html", viewport=WIDE) as (page, log):
@@ -123,6 +129,7 @@ def test_a_stalled_download_fails_naming_the_file_and_the_retry_works_at_once(br
         faults.clear()
 
 
+@pytest.mark.slow("E6's and E2's runs in Chromium against a server that stalls or slows")
 def test_cancel_during_a_stall_and_while_running_settles_within_a_second(browser, faulty):
     faults, url = faulty
     with opened(browser, url + "lab.html", viewport=WIDE) as (page, log):

@@ -11,6 +11,7 @@ from faultlib import (all_nan, configure, no_traceback, progress, serve_bytes, s
 # 2. E6 checks each download's sha256 before parsing; a model with non-finite logits is never kept
 # ------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow("E6's downloads in Chromium against a server that breaks files")
 def test_a_corrupted_weight_file_is_refused_by_its_sha256_and_the_retry_downloads_it_again(browser, served, site, data):
     small = data["constants"]["drafts"][0]
     name = f"{small}.safetensors"
@@ -33,6 +34,7 @@ def test_a_corrupted_weight_file_is_refused_by_its_sha256_and_the_retry_download
         assert len(hits) == 1 and len([u for u in log.requests if u.endswith("/" + name)]) == 2
 
 
+@pytest.mark.slow("E6's downloads in Chromium against a server that breaks files")
 def test_weights_with_non_finite_logits_give_a_message_naming_the_file_and_are_not_kept(browser, served, site, data):
     small = data["constants"]["drafts"][0]
     name = f"{small}.safetensors"
@@ -69,6 +71,7 @@ def chinese_and_named(text, name):
         and "truncated" not in text.split("（")[0]
 
 
+@pytest.mark.slow("E6's downloads in Chromium against a server that breaks files")
 @pytest.mark.parametrize("case", ["truncated-weights", "corrupt-header", "truncated-tokenizer"])
 def test_a_truncated_or_corrupt_file_is_named_in_chinese_and_the_retry_recovers(browser, served, site, data, case):
     small = data["constants"]["drafts"][0]
@@ -91,6 +94,7 @@ def test_a_truncated_or_corrupt_file_is_named_in_chinese_and_the_retry_recovers(
         assert settle_e6(page)["state"] == "done", progress(page)
 
 
+@pytest.mark.slow("E6's downloads in Chromium against a server that breaks files")
 def test_a_dropped_connection_is_named_in_chinese_and_the_retry_recovers(browser, faulty):
     faults, url = faulty
     with opened(browser, url + "lab.html", viewport=WIDE, allow_errors=[r"ERR_CONTENT_LENGTH_MISMATCH|net::"]) \

@@ -19,6 +19,7 @@ def run_pair(page, scheme, seed=20261201):
     return dataset(page, "#pair [data-run=pair]")
 
 
+@pytest.mark.slow("runs in Chromium on inputs a reader can give")
 def test_resample_from_p_on_an_edited_pair_and_every_scheme_on_a_one_token_p_run(browser, served):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
         page.locator("#pair").scroll_into_view_if_needed()
@@ -46,6 +47,7 @@ def test_resample_from_p_on_an_edited_pair_and_every_scheme_on_a_one_token_p_run
 # 6. what the page accepts: #pair=… only in plain decimals that cannot overflow; E6 only at T = 0 or T = 1
 # ------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow("runs in Chromium on inputs a reader can give")
 @pytest.mark.parametrize("fragment", ["pair=p:1e308,1e308,1,1,1,1;q:62,22,9,4,2,1",
                                       "pair=p:0x1e,25,18,12,9,6;q:62,22,9,4,2,1",
                                       "pair=p:30,25,18,12,9,6;q:Infinity,22,9,4,2,1"])
@@ -62,6 +64,7 @@ def test_an_address_pair_in_exponent_hex_or_overflowing_numbers_is_refused(brows
         assert sum(bars) == 1000
 
 
+@pytest.mark.slow("runs in Chromium on inputs a reader can give")
 def test_a_temperature_other_than_0_or_1_does_not_run_as_another(browser, served):
     with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         page.evaluate("""() => { const r = document.querySelector("#e6 .c13-controls input[name$='-temp'][value='1']");
@@ -86,6 +89,7 @@ WATCH_PROGRESS = """() => { window.c13Seen = [];
       .observe(node, { subtree: true, childList: true, characterData: true }); }"""
 
 
+@pytest.mark.slow("runs in Chromium on inputs a reader can give")
 def test_a_cold_run_shows_pyodides_progress_and_the_bytes_of_the_files_it_needs(browser, served):
     with opened(browser, served + "lab.html", viewport=WIDE) as (page, log):
         e6 = e6_payload(page)
@@ -129,6 +133,7 @@ BAND_CONTRAST_JS = """() => {
 }"""
 
 
+@pytest.mark.slow("runs in Chromium on inputs a reader can give")
 def test_dark_palette_e6_after_a_run_passes_axe_and_the_tv_band_shows(browser, served):
     from legibility import axe_serious
     with opened(browser, served + "lab.html", viewport=WIDE, color_scheme="dark") as (page, log):  # E6's page

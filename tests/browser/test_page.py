@@ -1,6 +1,8 @@
 """The lesson page (and, for its experiment, the measurement lab's) in the browser as a whole: each experiment starts
 once, labels are text, no overflow on a phone, no serious accessibility violation in either palette, and the static
 versions without JavaScript and from disk."""
+import pytest
+
 from browserlib import EXPERIMENT_PAGES, EXPERIMENTS, LAB_EXPERIMENTS, WIDE, from_disk, opened, run_main, wait_ready
 from legibility import axe_serious
 
@@ -13,6 +15,7 @@ def test_every_experiment_renders_once(lesson, lab):
             assert page.locator(f"#{e} .c13-live").first.is_visible()
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_a_page_change_initialises_the_new_page_once_and_keeps_the_one_worker(browser, served):
     """What the theme's instant navigation would do: new content in place, then document$ emits it."""
     with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
@@ -48,6 +51,7 @@ def test_token_labels_are_inserted_as_text(lesson, data):
     assert page.eval_on_selector_all(".c13-live .c13-tok", "els => els.filter(e => e.children.length).length") == 0
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_no_horizontal_overflow_at_375px(phone):
     page, _ = phone
     page.locator("#e2 [role=tablist]").scroll_into_view_if_needed()  # E2 with Pyodide started, as a reader has it
@@ -71,6 +75,7 @@ def test_no_horizontal_overflow_at_375px(phone):
     assert not wide, f"elements stick out of a 375 px screen: {wide}"
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_axe_finds_no_serious_or_critical_violation_light(lesson):
     page, _ = lesson
     page.click("#e2 [role=tab] >> nth=2")
@@ -79,6 +84,7 @@ def test_axe_finds_no_serious_or_critical_violation_light(lesson):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_axe_finds_no_serious_or_critical_violation_dark(browser, served):
     with opened(browser, served + "index.html", viewport=WIDE, color_scheme="dark") as (page, log):
         assert page.get_attribute("body", "data-md-color-scheme") == "slate"
@@ -88,6 +94,7 @@ def test_axe_finds_no_serious_or_critical_violation_dark(browser, served):
         assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_with_javascript_disabled_every_static_version_is_there(browser, served):
     for name, experiments in EXPERIMENT_PAGES.items():
         with opened(browser, served + name, java_script_enabled=False) as (page, log):
@@ -100,6 +107,7 @@ def test_with_javascript_disabled_every_static_version_is_there(browser, served)
             assert not [u for u in log.requests if "pyodide" in u or u.endswith(".mjs")]
 
 
+@pytest.mark.slow("the whole pages checked in Chromium (axe, overflow, from disk, without JavaScript)")
 def test_from_disk_the_static_versions_and_the_notice_show_and_nothing_throws(browser, site):
     for name, experiments in EXPERIMENT_PAGES.items():
         with from_disk(browser, site, 500, name) as (page, requests, errors):

@@ -17,6 +17,7 @@ def settle(page):
     page.wait_for_timeout(150)
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", PAGES)
@@ -28,6 +29,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, served, name, width
         assert not problems, f"{name} at {width} px, {scheme}:\n" + "\n".join(problems)
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", PAGES)
@@ -40,6 +42,7 @@ def test_the_whole_article_is_legible(browser, served, name, width, scheme):
         assert not text and not targets, f"{name} at {width} px, {scheme}:\n" + "\n".join(text + targets)
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("name", PAGES)
 def test_the_page_outside_the_experiments_is_legible_on_a_phone(browser, served, name):
     with opened(browser, served + name, **PHONE) as (page, log):
@@ -68,6 +71,7 @@ def open_folds(page):
     page.evaluate("document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("name", PAGES)
 def test_every_box_that_scrolls_sideways_on_a_phone_is_reachable_named_and_scrolls_by_keyboard(browser, served, name):
     with opened(browser, served + name, **PHONE) as (page, log):
@@ -95,6 +99,7 @@ def test_every_box_that_scrolls_sideways_on_a_phone_is_reachable_named_and_scrol
             assert page.evaluate("document.activeElement.dataset.testScroller") == str(box["i"])
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 def test_display_formulas_fit_a_phone_and_scripts_stay_legible(browser, served):
     with opened(browser, served + "index.html", **PHONE) as (page, log):
         settle(page)
@@ -113,6 +118,7 @@ def test_display_formulas_fit_a_phone_and_scripts_stay_legible(browser, served):
 PROSE_TABLES = {"index.html": 5, "lab.html": 1, "provenance.html": 5}
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("name", PAGES)
 def test_prose_tables_fit_the_column_at_1280(browser, served, name):
     with opened(browser, served + name, viewport=WIDE) as (page, log):
@@ -129,6 +135,7 @@ def test_prose_tables_fit_the_column_at_1280(browser, served, name):
         assert not over, f"{name}: tables wider than their column (table px, column px, first head): {over}"
 
 
+@pytest.mark.slow("the whole lesson laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("name", EXPERIMENT_PAGES)
 def test_with_javascript_off_each_experiment_says_it_runs_live_with_javascript(browser, served, name):
     with opened(browser, served + name, java_script_enabled=False, viewport=WIDE) as (page, log):

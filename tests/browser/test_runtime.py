@@ -67,6 +67,7 @@ def retry_succeeds(page):
                            timeout=PYODIDE_TIMEOUT_MS)
 
 
+@pytest.mark.slow("Pyodide started in Chromium against a server that breaks its files")
 @pytest.mark.parametrize("name,broken", CASES, ids=[f"{n}-{b}" for n, b in CASES])
 def test_a_missing_or_broken_runtime_file_fails_within_seconds_and_retry_recovers(browser, served, name, broken):
     served_at = []
@@ -93,6 +94,7 @@ def test_a_missing_or_broken_runtime_file_fails_within_seconds_and_retry_recover
         retry_succeeds(page)
 
 
+@pytest.mark.slow("Pyodide started in Chromium against a server that breaks its files")
 def test_a_start_that_makes_no_progress_fails_after_the_watchdog(browser, served):
     held = []
     with opened(browser, served + "index.html", allow_errors=[EXPECTED_ERRORS], viewport=WIDE,
@@ -108,6 +110,7 @@ def test_a_start_that_makes_no_progress_fails_after_the_watchdog(browser, served
         retry_succeeds(page)
 
 
+@pytest.mark.slow("Pyodide started in Chromium against a server that breaks its files")
 def test_cancel_while_pyodide_loads_settles_the_run_and_the_next_press_works(browser, served):
     held = []
     with opened(browser, served + "index.html", viewport=WIDE,

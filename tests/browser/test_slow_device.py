@@ -26,6 +26,7 @@ def slow_browser(browser, tmp_path):
             launched.close()
 
 
+@pytest.mark.slow("Pyodide started in Chromium under a slowed renderer or network")
 def test_a_slow_device_starts_python_without_a_stall(slow_browser, served):
     browser, group = slow_browser
     with opened(browser, served + "index.html", viewport=WIDE) as (page, log):
@@ -77,6 +78,7 @@ def assert_stalled_on(page, name, since):
     assert waited < QUICK_STALL_MS / 1000 + 4, f"the stall took {waited:.1f} s to show: {message}"
 
 
+@pytest.mark.slow("Pyodide started in Chromium under a slowed renderer or network")
 def test_a_download_that_stops_halfway_fails_within_the_bound_naming_the_file(browser, faulty):
     faults, url = faulty
     name = "python_stdlib.zip"
@@ -91,6 +93,7 @@ def test_a_download_that_stops_halfway_fails_within_the_bound_naming_the_file(br
         faults.clear()
 
 
+@pytest.mark.slow("Pyodide started in Chromium under a slowed renderer or network")
 def test_a_module_that_never_arrives_fails_within_the_bound_naming_it(browser, served):
     held = []
     with opened(browser, served + "index.html", allow_errors=[ERRORS], viewport=WIDE,

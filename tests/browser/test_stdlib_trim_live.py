@@ -43,6 +43,7 @@ def run_e6(page, data):
 RUN_EVERY_EXPERIMENT = {"index.html": run_e2, "lab.html": run_e6}  # each page's experiments that use Pyodide
 
 
+@pytest.mark.slow("every experiment run in Chromium on the trimmed and the full stdlib")
 def test_every_experiment_runs_on_the_trimmed_stdlib_within_the_bytes_goal(browser, served, site, data):
     trimmed = site / "assets" / "vendor" / "pyodide" / "python_stdlib.zip"
     full = site / "assets" / "vendor" / "pyodide" / "full" / "python_stdlib.zip"
@@ -76,6 +77,7 @@ def test_every_experiment_runs_on_the_trimmed_stdlib_within_the_bytes_goal(brows
         assert not [line for line in lines if FALLBACK.search(line)], lines
 
 
+@pytest.mark.slow("every experiment run in Chromium on the trimmed and the full stdlib")
 def test_on_the_full_archive_chromium_imports_only_kept_modules(browser, served, site, data):
     full = (site / "assets" / "vendor" / "pyodide" / "full" / "python_stdlib.zip").read_bytes()
     serve_full = ("**/assets/vendor/pyodide/python_stdlib.zip",
@@ -100,6 +102,7 @@ DROPPED = {
 }
 
 
+@pytest.mark.slow("every experiment run in Chromium on the trimmed and the full stdlib")
 @pytest.mark.parametrize("where", sorted(DROPPED))
 def test_an_import_missing_from_the_trimmed_stdlib_falls_back_to_the_full_one(browser, served, site, data, where):
     assert "statistics.py" not in kept_members()

@@ -47,6 +47,7 @@ def check_geometry(page, curve):
     return g["layout"]
 
 
+@pytest.mark.slow("the TV curve rerun by Pyodide in Chromium")
 def test_the_points_are_where_the_data_says_wide_and_on_a_phone(browser, served, data):
     curve = data["tv_curve"]
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
@@ -55,6 +56,7 @@ def test_the_points_are_where_the_data_says_wide_and_on_a_phone(browser, served,
         assert check_geometry(page, curve) == "tv-curve-narrow"
 
 
+@pytest.mark.slow("the TV curve rerun by Pyodide in Chromium")
 def test_the_live_figure_is_the_build_time_figure(browser, served):
     with opened(browser, served + "index.html", viewport=WIDE, java_script_enabled=False) as (page, _):
         static = page.eval_on_selector("#tv-curve", "n => n.outerHTML")
@@ -71,6 +73,7 @@ def run_to(page, n):
     page.click("#tv .c13-tv-live button.md-button >> nth=0")
 
 
+@pytest.mark.slow("the TV curve rerun by Pyodide in Chromium")
 def test_the_browser_rerun_equals_the_offline_points_bit_for_bit(browser, served, data):
     curve = data["tv_curve"]
     upto = curve["ns"][2]  # 10⁴: every scheme and seed at n = 10², 10³, 10⁴ (the same code path as 10⁶)
@@ -96,6 +99,7 @@ def test_the_browser_rerun_equals_the_offline_points_bit_for_bit(browser, served
         assert rings == count
 
 
+@pytest.mark.slow("the TV curve rerun by Pyodide in Chromium")
 def test_a_rerun_can_be_cancelled_and_the_focus_stays(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         page.focus("#tv .c13-tv-live button.md-button >> nth=0")
@@ -114,6 +118,7 @@ def test_a_rerun_can_be_cancelled_and_the_focus_stays(browser, served, data):
         assert "已取消" in page.inner_text("#tv .c13-progress")
 
 
+@pytest.mark.slow("the TV curve rerun by Pyodide in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_section_reads_at_375_px(browser, served, scheme):
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):

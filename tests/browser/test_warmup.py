@@ -2,6 +2,8 @@
 results discarded, so that the reader's first run is not paid in the runtime's slow tier. It must say that it ran
 (a "warmup" message, kept in the host's snapshot, with its ms), leave every seeded result as it was (the offline
 reproduction still equals c13.json to the last bit), and give way at once to a run pressed while it is going."""
+import pytest
+
 from browserlib import PYODIDE_TIMEOUT_MS, WIDE, dataset, names, opened
 
 HOST = "new URL('assets/c13/python-host.js', document.baseURI).href"
@@ -34,6 +36,7 @@ def reproduce(page, data, press=None):
     return dataset(page, "#e2 [data-run=repro]"), data["offline"]["results"][prefixes[0]][drafts[0]]["correct"]
 
 
+@pytest.mark.slow("Pyodide's warm-up in Chromium")
 def test_the_worker_warms_up_after_ready_and_seeded_results_stay_the_offline_ones(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         page.click("#e2 [role=tab] >> nth=2")
@@ -45,6 +48,7 @@ def test_the_worker_warms_up_after_ready_and_seeded_results_stay_the_offline_one
         assert float(run["tv"]) == ref["tv"] and run["equal"] == "true", (run["tv"], ref["tv"])
 
 
+@pytest.mark.slow("Pyodide's warm-up in Chromium")
 def test_a_run_pressed_during_the_warm_up_gives_way_at_once_and_is_right(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         page.evaluate(f"document.documentElement.dataset.c13WarmupRounds = '{LONG_WARMUP}'")

@@ -10,6 +10,7 @@ LATER = ("/assets/vendor/pyodide/", "/assets/c13/models/", "/assets/c13/e6/engin
          "/assets/c13/py/")
 
 
+@pytest.mark.slow("every request of the page counted in Chromium")
 @pytest.mark.parametrize("name", ["index.html", "lab.html"])
 def test_the_page_before_any_experiment_starts_stays_under_500_kb(browser, served, name):
     with opened(browser, served + name, viewport=WIDE) as (page, _):

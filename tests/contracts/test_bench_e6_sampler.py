@@ -15,6 +15,7 @@ RATIO = re.compile(rf"^\s*T=(\d) k=(\d+)\s.*today {NUMBER} .*py sums {NUMBER} .*
                    rf".*js/today {NUMBER} .*÷ forward {NUMBER}%$", re.M)
 
 
+@pytest.mark.slow("Pyodide started in Node for a short benchmark")
 def test_the_sampler_benchmark_runs_and_prints_every_row():
     node = shutil.which("node")
     if node is None:
@@ -27,6 +28,7 @@ def test_the_sampler_benchmark_runs_and_prints_every_row():
     assert re.search(rf"^target forward \(\w+, WebAssembly, .*\): {NUMBER} ", run.stdout, re.M), run.stdout
 
 
+@pytest.mark.slow("Pyodide started in Node for a short benchmark")
 def test_the_pass_benchmark_prints_every_pass():
     run = subprocess.run([shutil.which("node") or "node", "benchmarks/bench_pyodide_pass.mjs", "--repeats", "1"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)

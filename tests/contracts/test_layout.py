@@ -143,6 +143,7 @@ NAMED_PATH = re.compile(r"(?<![\w./-])((?:generator|widgets|tests|benchmarks|doc
                         r"/[\w.-]+(?:/[\w.-]+)*/?)")
 
 
+@pytest.mark.slow("every source file read for the paths its comments name")
 def test_every_repository_path_a_comment_names_exists():
     """A comment that points a reader at a file must point at one that is there: paths in comments and
     docstrings of the code, the tests and the kernels, checked against the tree."""

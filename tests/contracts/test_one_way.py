@@ -31,6 +31,7 @@ def run_cli(args, env):
                           text=True, timeout=600)
 
 
+@pytest.mark.slow("a site built in a process without torch")
 def test_pages_build_from_a_given_file_without_torch(no_torch, fresh_precomputed, tmp_path):
     out = tmp_path / "site"
     run = run_cli(["build", "--data", str(fresh_precomputed / "c13.json"), "--out", str(out)], no_torch)
@@ -39,6 +40,7 @@ def test_pages_build_from_a_given_file_without_torch(no_torch, fresh_precomputed
     assert (out / "index.html").is_file() and (out / "provenance.html").is_file()
 
 
+@pytest.mark.slow("a site built in a process without torch")
 def test_the_plain_build_checks_freshness_and_builds_without_torch(no_torch, fresh_precomputed, tmp_path):
     out = tmp_path / "site"
     run = run_cli(["build", "--precomputed", str(fresh_precomputed), "--out", str(out)], no_torch)

@@ -6,6 +6,8 @@ The clone makes its own .venv and node_modules; pip and npm may use their caches
 import re
 import subprocess
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -21,6 +23,7 @@ def test_readme_opens_with_the_build_the_test_and_the_preview_command():
     assert commands[1] in ci  # CI runs the README's test command
 
 
+@pytest.mark.slow("a fresh clone set up and built")
 def test_first_readme_command_in_a_fresh_clone_builds_the_site(tmp_path):
     clone = tmp_path / "main"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)

@@ -30,6 +30,7 @@ def decisions(res):
             for r in res["rounds"]]
 
 
+@pytest.mark.slow("the real models run batched and one by one")
 @pytest.mark.parametrize("draft, k", [(DRAFTS[0], 1), (DRAFTS[0], 4), (DRAFTS[1], 3), (DRAFTS[1], 8)])
 def test_batched_runs_give_the_unbatched_runs_token_for_token(family, draft, k):
     tok, models = family
@@ -50,6 +51,7 @@ def test_batched_runs_give_the_unbatched_runs_token_for_token(family, draft, k):
         "\n".join(diverged)
 
 
+@pytest.mark.slow("the real models run batched and one by one")
 def test_accounting_counts_per_prompt_are_the_unbatched_runs_counts(family):
     tok, models = family
     prompts = {text: tok.encode(text).ids for text in PROMPTS}
@@ -68,6 +70,7 @@ def test_accounting_counts_per_prompt_are_the_unbatched_runs_counts(family):
             "tested": sum(len(x["u"]) for r in runs for x in r["rounds"])}
 
 
+@pytest.mark.slow("the real models run batched and one by one")
 @pytest.mark.parametrize("greedy", [False, True])
 def test_rounds_worked_out_one_position_at_a_time_give_the_same_runs(family, greedy):
     """chunk = 1 (what the accounting and the greedy identity use): a round is drafted and scored one position at
@@ -106,6 +109,7 @@ def test_every_batched_decision_is_the_samplers(family, monkeypatch):
         assert res["tokens"] == [0, 0, 1, 0, 0, 1, 0, 0, 1] and all(r["draft"] == [0, 0, 0] for r in res["rounds"])
 
 
+@pytest.mark.slow("the real models run batched and one by one")
 def test_runs_of_every_draft_and_k_in_one_batch_are_the_unbatched_runs(family):
     """mixed_runs: runs of both drafts and of different k advance together (the drafts step by step, the target
     verifying every run's own k + 1 tokens in one ragged forward, without padding), at T = 1 and at T = 0."""

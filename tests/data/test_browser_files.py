@@ -31,6 +31,7 @@ def read(path):
         return f.metadata(), {name: f.get_tensor(name) for name in f.keys()}
 
 
+@pytest.mark.slow("the browser files written again from the models")
 def test_the_writer_is_deterministic_and_the_committed_files_are_its_output(written, tmp_path):
     out, result = written
     again = write_browser_files(MODELS_DIR, tmp_path)
@@ -121,6 +122,7 @@ def sequences(data):
     return [p["tokens"] + data["greedy"]["reference"][p["text"]] for p in data["prompts"]]
 
 
+@pytest.mark.slow("the browser files written again from the models")
 def test_float16_changes_the_distributions_by_about_its_precision_and_keeps_the_top_token(data):
     """Each weight moves by at most HALF_ROUNDOFF of itself; through the network that moves a logit by a few of
     those at most, and a probability p by about p·Δlogit ≤ Δlogit. The bound is a few roundoffs, the floor is

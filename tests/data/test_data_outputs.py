@@ -68,6 +68,7 @@ def test_write_together_replaces_the_whole_set(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["a.bin", "c.json"]
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 def test_a_late_failure_of_the_data_stage_leaves_the_browser_files_as_they_were(tmp_path):
     """All the work done, c13.json cannot be written (its path is a folder): the browser files, written before
     c13.json, must not have changed either."""
@@ -100,6 +101,7 @@ def refused_at_once(tmp_path, models, pre):
     return run.stderr
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 def test_an_infinite_anchor_figure_is_refused_before_any_work(tmp_path):
     pre = tmp_path / "pre"
     shutil.copytree(PRECOMPUTED, pre)
@@ -111,6 +113,7 @@ def test_an_infinite_anchor_figure_is_refused_before_any_work(tmp_path):
     assert "anchor-model.json" in err and "peak_bf16_dense_flops" in err
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 def test_figures_that_give_no_finite_roofline_are_refused_before_any_work(tmp_path):
     """Each figure valid on its own, but the peak so large that the compute time underflows to zero."""
     pre = tmp_path / "pre"
@@ -123,6 +126,7 @@ def test_figures_that_give_no_finite_roofline_are_refused_before_any_work(tmp_pa
     assert "anchor-model.json" in err and "roofline" in err
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 @pytest.mark.parametrize("entry, field", [('"fast"', f"models.{TARGET}"),
                                           ('{"heldout_loss": "low"}', f"models.{TARGET}.heldout_loss")])
 def test_a_broken_model_card_is_refused_before_any_work(tmp_path, entry, field):
@@ -135,6 +139,7 @@ def test_a_broken_model_card_is_refused_before_any_work(tmp_path, entry, field):
     assert "card.json" in err and field in err
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 def test_a_broken_model_card_is_refused_by_the_models_command(tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
@@ -146,6 +151,7 @@ def test_a_broken_model_card_is_refused_by_the_models_command(tmp_path):
     assert run.returncode == 2 and f"card.json: models.{DRAFTS[0]}" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 @pytest.mark.parametrize("steps", ["-1", "0"])
 def test_training_with_no_steps_is_refused_before_anything_is_written(tmp_path, steps):
     out = tmp_path / "models"
@@ -176,6 +182,7 @@ def alive(pid):
     return state != "Z"
 
 
+@pytest.mark.slow("the data stage started as a command, up to its checks or its worker")
 def test_the_worker_exits_when_the_data_stage_is_killed(tmp_path):
     main = subprocess.Popen(data_command("--out", tmp_path / "c13.json"), cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

@@ -63,6 +63,7 @@ def test_the_committed_prompts_pass(monkeypatch, tokenizer):
     assert list(precompute.check_prompts(tokenizer, 128)) == list(COMMITTED)
 
 
+@pytest.mark.slow("the data stage started as a command")
 def test_the_data_command_refuses_before_any_work(tmp_path):
     pre = tmp_path / "precomputed"
     pre.mkdir()

@@ -56,6 +56,7 @@ def fail_in_worker(state, report, x, folder):
     return x
 
 
+@pytest.mark.slow("a spawned worker process")
 def test_every_job_runs_once_and_both_processes_share_them(tmp_path):
     jobs = SharedJobs(f"{__name__}:setup", ("worker",), workers=1)
     done = []
@@ -67,6 +68,7 @@ def test_every_job_runs_once_and_both_processes_share_them(tmp_path):
     assert not jobs.process.is_alive()
 
 
+@pytest.mark.slow("a spawned worker process")
 def test_a_worker_that_starts_slowly_still_takes_its_share(tmp_path):
     """The sharing tests do not depend on how fast the worker starts (it once lost the race on a loaded machine)."""
     jobs = SharedJobs(f"{__name__}:slow_setup", ("worker",), workers=1)

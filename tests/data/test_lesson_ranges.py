@@ -91,6 +91,7 @@ def test_e6_choices_none_of_which_fits_are_refused_naming_the_key(data, monkeypa
     assert e.value.field == "constants.e6_new_tokens" and "e6.new_tokens in precomputed/lesson.toml" in str(e.value)
 
 
+@pytest.mark.slow("the data stage started as a command, and a regeneration and a site per corner")
 def test_the_data_stage_refuses_e6_choices_that_do_not_fit_before_any_work(tmp_path):
     pre = tmp_path / "precomputed"
     shutil.copytree(ROOT / "precomputed", pre, ignore=shutil.ignore_patterns("c13.json", "measured.json", "browser"))

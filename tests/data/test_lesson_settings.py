@@ -106,6 +106,7 @@ def changed_site(tmp_path_factory):
     return data, page, widgets, tomllib.loads(text)
 
 
+@pytest.mark.slow("a regeneration from changed settings and a site built from it")
 def test_changing_the_settings_there_alone_changes_the_data(changed_site):
     data, _, _, lesson = changed_site
     c = data["constants"]
@@ -118,6 +119,7 @@ def test_changing_the_settings_there_alone_changes_the_data(changed_site):
     assert c["top_n"] == 9 and c["e2_live_sizes"] == [5000, 50_000] and c["e6_new_tokens"] == [16, 40]
 
 
+@pytest.mark.slow("a regeneration from changed settings and a site built from it")
 def test_changing_the_settings_there_alone_changes_the_page(changed_site):
     _, page, both, _ = changed_site
     widgets, lab = both["index.html"], both["lab.html"]

@@ -35,6 +35,7 @@ def measured(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_the_measurement_validates_and_describes_its_machine(measured):
     data = contract.load_measured(measured)
     m = data["machine"]
@@ -46,6 +47,7 @@ def test_the_measurement_validates_and_describes_its_machine(measured):
         data["speedup"]["seeds"])
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_every_model_is_recorded_by_the_sha256_of_its_files(measured):
     data = contract.load_measured(measured)
     assert sorted(data["models"]) == sorted(MODEL_NAMES)
@@ -60,6 +62,7 @@ def within_spread(stat):
     return stat["min"] <= stat["q1"] <= stat["median"] <= stat["q3"] <= stat["max"] and stat["n"] >= 1
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_c_v_of_every_k_and_a_speedup_for_every_draft_and_k(measured, data):
     m = contract.load_measured(measured)
     ks, drafts = data["constants"]["ks"], data["constants"]["drafts"]  # the lesson's k range and drafts
@@ -80,6 +83,7 @@ def test_c_v_of_every_k_and_a_speedup_for_every_draft_and_k(measured, data):
     assert stats and all(within_spread(s) for s in stats)
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_e6s_forwards_are_timed_in_node_beside_torch_and_torchs_overhead_is_counted(measured, data):
     """make measure also times E6's own forwards (WebAssembly SIMD and plain JavaScript) in Node, on the float16
     files the site serves (their sha256 recorded: those c13.json lists), and counts torch's ATen calls per step."""
@@ -100,6 +104,7 @@ def test_e6s_forwards_are_timed_in_node_beside_torch_and_torchs_overhead_is_coun
         assert 0 < overhead["outside_matmul_share"] < 1
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_a_corrupt_model_is_named_and_the_earlier_file_kept(measured, tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
@@ -134,6 +139,7 @@ def broken(data, edit):
     return bad
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 @pytest.mark.parametrize("edit, field", [
     (lambda d: d["speedup"]["drafts"][DRAFTS[0]].pop(2), rf"speedup\.drafts\.{DRAFTS[0]}\[k=3\]: missing"),
     (lambda d: d["forward"]["v"].pop(), r"forward\.v: no v\(k\) for k = 8"),
@@ -183,6 +189,7 @@ def test_the_measure_code_is_not_part_of_c13_code_hash(tmp_path):
     assert not [name for name in provenance.input_files(MODELS, ROOT / "precomputed") if "measured" in name]
 
 
+@pytest.mark.slow("a short real measurement of the models (torch and Node)")
 def test_the_site_builds_without_measured_json_and_never_measures(fresh_precomputed, tmp_path, monkeypatch):
     from generator.data import measure
     from generator.pages.build import build

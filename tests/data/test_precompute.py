@@ -216,6 +216,7 @@ def copy_models(tmp_path):
     return dst
 
 
+@pytest.mark.slow("the data stage started as a command on broken inputs")
 def test_missing_model_folder_is_refused(tmp_path):
     models = copy_models(tmp_path)
     shutil.rmtree(models / DRAFTS[1])
@@ -223,6 +224,7 @@ def test_missing_model_folder_is_refused(tmp_path):
     assert run.returncode == 2 and DRAFTS[1] in run.stderr and "missing" in run.stderr
 
 
+@pytest.mark.slow("the data stage started as a command on broken inputs")
 def test_draft_with_another_vocabulary_is_refused(tmp_path):
     from safetensors.torch import load_file, save_file
     models = copy_models(tmp_path)
@@ -237,6 +239,7 @@ def test_draft_with_another_vocabulary_is_refused(tmp_path):
     assert run.returncode == 2 and f"{DRAFTS[0]}/config.json: vocab_size" in run.stderr
 
 
+@pytest.mark.slow("the data stage started as a command on broken inputs")
 @pytest.mark.parametrize("broken, field", [
     ("{ not json", "not valid JSON"),
     ('{"model": {}, "hardware": {}, "assumptions": {}}', "model.name"),

@@ -15,7 +15,7 @@ from generator import atomic, contract
 from generator.data import kernels
 from tests.c13_compare import differences
 from tests.conftest import ROOT
-from tests.sitelib import page_text, quiet
+from tests.sitelib import data_file, page_text, quiet
 
 C13 = ROOT / "precomputed" / "c13.json"
 BROWSER = ROOT / "precomputed" / "browser"
@@ -72,16 +72,25 @@ def as_committed_code(path):
     return new
 
 
-def site_text(data, out):
-    """The visible text of every page built from data (the figures' SVG text included, scripts left out)."""
-    from generator.pages.build import build
-    build(data, out=out, log=quiet)
+def pages_text(out):
+    """The visible text of every page of the site at out (the figures' SVG text included, scripts left out)."""
     return {page.relative_to(out).as_posix(): page_text(page) for page in sorted(out.rglob("*.html"))
             if "assets" not in page.relative_to(out).parts}
 
 
+def site_text(data, out):
+    """The visible text of every page built from data."""
+    from generator.pages.build import build
+    build(data, out=out, log=quiet)
+    return pages_text(out)
+
+
 @pytest.fixture(scope="module")
-def committed_pages(tmp_path_factory):
+def committed_pages(site, tmp_path_factory):
+    """The committed c13.json's pages: the session's site where the suite builds it from that file (no second
+    build), else built here."""
+    if data_file().resolve() == C13.resolve():
+        return pages_text(site)
     return site_text(C13, tmp_path_factory.mktemp("committed") / "site")
 
 
@@ -104,12 +113,14 @@ def same_figures(path, committed_pages, site):
             f"{page} built from {path} prints other text than from the committed c13.json"
 
 
+@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
 def test_regeneration_reproduces_the_committed_file(regenerated, committed_pages, tmp_path):
     """The machine's own dispatch, pinned: the committed figures and pages (its bytes too on the machines we know;
     where a CPU takes other paths all the same, every float within the stated bound)."""
     same_figures(regenerated, committed_pages, tmp_path / "site")
 
 
+@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
 @pytest.mark.parametrize("name", sorted(FORCED))
 def test_a_forced_other_kernel_dispatch_gives_the_same_figures(name, committed_pages, tmp_path):
     """Other kernels, really run by the data stage and its worker: floats that differ in their last bits at most,
@@ -121,6 +132,7 @@ def test_a_forced_other_kernel_dispatch_gives_the_same_figures(name, committed_p
     same_figures(path, committed_pages, tmp_path / "site")
 
 
+@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
 def test_the_pin_holds_in_a_process_started_after_it():
     """pin() before torch loads: a process started after it (the worker is one) runs the pinned kernels, even
     when its caller asked for others."""

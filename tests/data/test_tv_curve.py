@@ -43,6 +43,7 @@ def test_each_point_is_sampler_py_with_its_recorded_seed():
     assert tv_curve(dists, SMALL) == curve  # deterministic
 
 
+@pytest.mark.slow("every TV point redrawn by sampler.py")
 def test_the_data_points_are_reproduced_by_sampler_py_in_cpython(data):
     """The committed points, from their recorded seeds: every n up to 10⁵, and the largest n once per scheme."""
     curve = data["tv_curve"]

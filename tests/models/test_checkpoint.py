@@ -147,6 +147,7 @@ def test_missing_and_unexpected_tensors(tiny_family):
     assert "lm_head.weight: unexpected tensor" in refused(tiny_family)
 
 
+@pytest.mark.slow("the models command started with torch")
 def test_command_line_exits_2_and_names_the_file(tiny_family):
     (tiny_family / DRAFTS[0] / "config.json").unlink()
     out = subprocess.run([sys.executable, "-m", "generator", "models", "--models", str(tiny_family)],
@@ -155,6 +156,7 @@ def test_command_line_exits_2_and_names_the_file(tiny_family):
     assert f"{DRAFTS[0]}/config.json" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow("the models command started with torch")
 def test_command_line_names_a_malformed_model_card_in_one_line(tiny_family):
     (tiny_family / "card.json").write_text("{not json", encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "generator", "models", "--models", str(tiny_family)],

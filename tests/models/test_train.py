@@ -56,6 +56,7 @@ def test_training_is_deterministic(tmp_path):
         assert a["models"][name]["sha256"] == b["models"][name]["sha256"]
 
 
+@pytest.mark.slow("the train command started with torch")
 def test_a_corpus_too_small_for_the_recipe_is_refused_in_one_line(tmp_path):
     corpus = tmp_path / "small.txt"
     corpus.write_text(synthetic_text(120, seed=3), encoding="utf-8")

@@ -127,6 +127,7 @@ def run_train(*args):
                           text=True, timeout=600)
 
 
+@pytest.mark.slow("the train command started with torch")
 def test_the_command_refuses_a_corpus_without_the_lessons_prompts_before_training(tmp_path):
     corpus = tmp_path / "english.txt"
     corpus.write_text(english_text(1500), encoding="utf-8")
@@ -152,6 +153,7 @@ def test_make_train_passes_steps_corpus_out_and_force():
     assert line and line[-1].endswith("-m generator train --corpus /x/a.txt --steps 300 --out /tmp/m --force"), run.stdout
 
 
+@pytest.mark.slow("the train command started with torch")
 def test_one_estimate_for_the_whole_run(tmp_path):
     corpus = tmp_path / "tiny.txt"
     corpus.write_text(synthetic_text(), encoding="utf-8")

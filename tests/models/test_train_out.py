@@ -81,6 +81,7 @@ def test_train_all_refuses_a_file_before_training_and_marks_what_it_writes(tmp_p
     check_out(out)  # a folder training made may be trained into again
 
 
+@pytest.mark.slow("the train command started with torch")
 def test_the_command_refuses_a_checkout_before_training_and_leaves_its_readme(tmp_path):
     corpus = tmp_path / "tiny.txt"
     corpus.write_text(synthetic_text(), encoding="utf-8")

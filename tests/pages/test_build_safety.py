@@ -78,6 +78,7 @@ def test_what_a_build_may_replace(tmp_path, site):
     assert (site / MARKER).is_file(), "a built site holds the marker"
 
 
+@pytest.mark.slow("a site built, killed or failed and built again")
 def test_an_older_build_without_the_marker_is_replaced_once_and_then_marked(tmp_path, site):
     out = tmp_path / "site"
     shutil.copytree(site, out)
@@ -91,6 +92,7 @@ def test_an_older_build_without_the_marker_is_replaced_once_and_then_marked(tmp_
 # the swap
 
 
+@pytest.mark.slow("a site built, killed or failed and built again")
 def test_a_failed_second_rename_puts_the_old_site_back(tmp_path, monkeypatch):
     out = a_site(tmp_path / "out")
     real, calls = os.replace, []
@@ -137,6 +139,7 @@ def test_the_site_a_build_died_with_aside_is_put_back(tmp_path):
     assert read(out / "index.html") == "the site before the killed build" and not leftover.exists()
 
 
+@pytest.mark.slow("a site built, killed or failed and built again")
 def test_a_build_killed_with_sigkill_leaves_nothing_the_next_build_keeps(tmp_path):
     out = tmp_path / "site"
     cmd = [sys.executable, "-m", "generator", "build", "--data", str(data_file()), "--out", str(out)]

@@ -209,6 +209,7 @@ def decisions_taken(data_file, monkeypatch):
     return {e["name"]: e["value"] for e in listed}
 
 
+@pytest.mark.slow("models trained briefly, their data regenerated and a site built")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_page_built_from_briefly_trained_models_says_nothing_its_numbers_contradict(tmp_path, name, monkeypatch):
     data, site = retrained_site(tmp_path, name)

@@ -110,6 +110,7 @@ def test_the_listing_names_every_key_of_the_context_and_where_it_comes_from(data
     assert filters["pct"]["where"] == "generator.pages.formats.pct" and filters["pct"]["doc"]
 
 
+@pytest.mark.slow("the figure command started as a process")
 def test_the_command_prints_the_five_groups_and_json():
     run = subprocess.run([sys.executable, "-m", "generator", "context"], capture_output=True, text=True, cwd=ROOT,
                          timeout=300)

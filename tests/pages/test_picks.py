@@ -76,6 +76,7 @@ def stale_context(data, monkeypatch, tmp_path):
     return ctx
 
 
+@pytest.mark.slow("the pages rendered once per alternative of every decision")
 def test_every_alternative_renders_as_a_sentence(data, monkeypatch, tmp_path):
     stale = stale_context(data, monkeypatch, tmp_path)
     ctx = context(data, monkeypatch, tmp_path, "committed")

@@ -46,6 +46,7 @@ def wait_for(url, ok, seconds=240):
     pytest.fail(f"{url} did not reach the expected state in {seconds} s; last page starts: {page[:300]!r}")
 
 
+@pytest.mark.slow("the preview server started, with its rebuilds")
 def test_a_template_error_shows_in_the_page_and_the_fix_brings_it_back(tmp_path):
     docs = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", docs)
@@ -164,6 +165,7 @@ def greedy_tokens(folder):
     return json.loads((folder / "c13.json").read_text(encoding="utf-8"))["greedy"]["n_new"]
 
 
+@pytest.mark.slow("the preview server started, with its rebuilds")
 def test_every_regeneration_reads_the_settings_as_they_are_on_disk(tmp_path):
     """The settings are read once per process (generator/data/settings.py): a long-lived preview that regenerated in
     its own process would write the second change's hashes over the first change's figures, and `make check` would
@@ -221,6 +223,7 @@ def alive(pid):
 SAID_BROKEN = "the pages show this message until the file is regenerated"  # generator/watch.py, on a refused file
 
 
+@pytest.mark.slow("the preview server started, with its rebuilds")
 def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_path):
     """A hand-edited c13.json under a running preview: every page says so (in Chinese, naming the file and
     `make data`) instead of leaving page loads waiting; the fixed file brings the page back. Ctrl-C while the
@@ -275,6 +278,7 @@ def test_a_broken_c13_json_shows_in_the_page_and_ctrl_c_ends_a_regeneration(tmp_
         "the preview process imports no setting and no torch: each regeneration reads them in a process of its own"
 
 
+@pytest.mark.slow("the preview server started, with its rebuilds")
 def test_a_broken_c13_json_fails_no_preview_build(tmp_path, monkeypatch):
     """The hooks as the preview runs them, with a c13.json truncated or not JSON at all: every page shows the box,
     and nothing raises (a raising hook leaves every page load of the preview waiting)."""

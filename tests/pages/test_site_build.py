@@ -117,6 +117,7 @@ def test_a_hand_edited_file_is_refused_with_what_to_do(site, data, tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow("a second site built from changed figures")
 def test_changed_figures_replace_the_old_ones_everywhere(site, data, tmp_path):
     changed = copy.deepcopy(data)
     models = changed["models"]

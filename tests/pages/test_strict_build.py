@@ -40,11 +40,13 @@ def refused(project, old_site):
     return str(e.value)
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_the_copy_builds_as_it_is(project, tmp_path):
     out = build(data_file(), out=tmp_path / "fine", log=quiet, config=project / "mkdocs.yml")["site"]
     assert (out / "index.html").is_file()
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_a_nav_entry_to_a_missing_page_fails_the_build(project, old_site):
     config = project / "mkdocs.yml"
     text = read(config)
@@ -55,6 +57,7 @@ def test_a_nav_entry_to_a_missing_page_fails_the_build(project, old_site):
     assert "WARNING" in message and "missing.md" in message and "nav" in message
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_a_dead_markdown_link_fails_the_build(project, old_site):
     page = project / "docs" / "provenance.md"
     page.write_text(read(page) + "\n\n[一个坏链接](no-such-page.md)\n", encoding="utf-8")
@@ -62,6 +65,7 @@ def test_a_dead_markdown_link_fails_the_build(project, old_site):
     assert "WARNING" in message and "no-such-page.md" in message and "provenance.md" in message
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_a_link_to_an_anchor_no_page_has_fails_the_build(project, old_site):
     page = project / "docs" / "provenance.md"
     page.write_text(read(page) + "\n\n[一个坏锚点](index.md#no-such-section)\n", encoding="utf-8")
@@ -69,6 +73,7 @@ def test_a_link_to_an_anchor_no_page_has_fails_the_build(project, old_site):
     assert "WARNING" in message and "no-such-section" in message
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_a_page_left_out_of_the_nav_fails_the_build(project, old_site):
     (project / "docs" / "orphan.md").write_text("# 没有菜单指向的页\n", encoding="utf-8")
     message = refused(project, old_site)
@@ -106,6 +111,7 @@ def test_inline_script_and_refresh_addresses_are_found_and_namespaces_are_not():
                             ("<meta http-equiv=refresh>", "https://example.org/bare")]
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 def test_plain_links_to_papers_are_fine(project, tmp_path):
     page = project / "docs" / "provenance.md"
     page.write_text(read(page) + "\n\n[论文](https://arxiv.org/abs/2211.17192) 与 "

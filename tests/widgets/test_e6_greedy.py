@@ -60,6 +60,7 @@ def greedy_results(data, answer):
     return [r["result"] for r in answer["runs"][:n]]
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_greedy_speculative_reproduces_the_reference(data, answer):
     greedy = data["greedy"]
     prompts = {p["text"]: p["tokens"] for p in data["prompts"]}
@@ -76,6 +77,7 @@ def test_greedy_speculative_reproduces_the_reference(data, answer):
     assert same == greedy["total"] == len(greedy["runs"])
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_events_follow_the_protocol(data, answer):
     run = answer["runs"][0]
     res = run["result"]
@@ -95,6 +97,7 @@ def test_events_follow_the_protocol(data, answer):
     assert all(b["ms"] >= res["timing"]["minBlockMs"] >= 5 for b in res["timing"]["blocks"])
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_t1_same_seed_same_tokens(data, answer):
     n = len(data["greedy"]["runs"])
     first, second = (r["result"] for r in answer["runs"][n:n + 2])
@@ -104,6 +107,7 @@ def test_t1_same_seed_same_tokens(data, answer):
     assert len(first["speculative"]["tokens"]) == T1["nNew"]
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_t1_decisions_are_the_samplers(answer):
     """The browser's first target-only draw and first speculative round, redone by CPython's sampler.py on the
     very rows the browser used, with random.Random(seed) in speculative_run's order."""
@@ -122,6 +126,7 @@ def test_t1_decisions_are_the_samplers(answer):
     assert max(abs(a - b) for a, b in zip(spec["pRows"][0], alone["firstRow"])) < 1e-9
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_context_overflow_is_refused_in_chinese(data, answer):
     run = answer["runs"][len(data["greedy"]["runs"]) + 2]
     assert "error" in run and not run.get("cancelled")
@@ -133,12 +138,14 @@ def test_context_overflow_is_refused_in_chinese(data, answer):
     assert f"提示 {n} 个 token + 新 48 个 + k = 8，共 {n + 56} 个位置，超过了模型的上下文 {context}" in run["error"]
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_cancel_stops_after_the_round(answer):
     assert answer["cancel"]["cancelled"] is True
     assert answer["cancel"]["error"] == "已取消"
     assert answer["cancel"]["rounds"] == 1
 
 
+@pytest.mark.slow("the three models run in Node")
 def test_report_timings(data, answer, capsys):
     """Not a speed test: prints the measured split (ms per round: target, draft, sampler) for the record."""
     rows = []

@@ -76,6 +76,7 @@ def check_run_figures(measured, runs):
     assert math.isclose(mid["endToEnd"], want["speedupEndToEnd"], rel_tol=1e-12)
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_the_speedups_are_the_runs_medians(answer):
     """The fake machine's phases carry tests/widgets/node/e6_timing.mjs's FACTS (five pairs): the speedups are
     recomputed here."""
@@ -87,6 +88,7 @@ def runs(answer):
     return [run for pair in answer["pairs"] for run in pair]
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_every_block_lasts_at_least_5_ms_by_the_coarse_clock(answer):
     settings = answer["settings"]
     for run in runs(answer):
@@ -104,6 +106,7 @@ def test_every_block_lasts_at_least_5_ms_by_the_coarse_clock(answer):
             assert {b["kind"] for b in timing["blocks"][3 * r:3 * r + 3]} == {"target", "draft", "verify"}
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_two_runs_of_the_same_settings_agree_within_their_shown_spread(answer):
     want = truth(answer["costs"])
     for a, b in answer["pairs"]:
@@ -116,6 +119,7 @@ def test_two_runs_of_the_same_settings_agree_within_their_shown_spread(answer):
                 assert s["min"] > 0.85 * want[key] and s["max"] < 1.15 * want[key], (key, s, want[key])
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_timing_each_call_alone_is_what_the_coarse_clock_breaks(answer):
     """The old way, on the same fake machine: the draft's call read alone is 0.1 or 0.2 ms, never its 0.137."""
     step = answer["step"]
@@ -129,11 +133,13 @@ def test_timing_each_call_alone_is_what_the_coarse_clock_breaks(answer):
         assert abs(run["measured"]["c"] / want - 1) < 0.05
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_a_cancelled_phase_stops_before_another_block(answer):
     cancel = answer["cancel"]
     assert cancel["cancelled"] is True and cancel["message"] == "已取消" and cancel["after"] == 0
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_clocks_that_cannot_time_blocks_are_refused_in_words(answer):
     clocks = answer["clocks"]
     assert "不走" in clocks["standing"]["error"] and not clocks["standing"]["cancelled"]
@@ -142,6 +148,7 @@ def test_clocks_that_cannot_time_blocks_are_refused_in_words(answer):
     assert ms["step"] == 1 and ms["minBlockMs"] == 20 and ms["shortest"] >= 20
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_a_run_reports_its_measuring_phase(answer):
     e = answer["engine"]
     first = e["first"]
@@ -163,6 +170,7 @@ def test_a_run_reports_its_measuring_phase(answer):
     assert {r["tokens"] for r in facts["runs"]["speculative"]} == {facts["generated"]}
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_measuring_again_adds_samples_and_downloads_nothing(answer):
     e = answer["engine"]
     rounds = answer["settings"]["rounds"]
@@ -174,6 +182,7 @@ def test_measuring_again_adds_samples_and_downloads_nothing(answer):
     assert all(count == 1 for count in e["fetches"].values()), e["fetches"]
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_a_cancelled_or_refused_measure_leaves_the_engine_free(answer):
     e = answer["engine"]
     assert e["cancel"]["cancelled"] is True and e["cancel"]["error"] == "已取消"
@@ -181,6 +190,7 @@ def test_a_cancelled_or_refused_measure_leaves_the_engine_free(answer):
     assert e["after"]["ok"] is True
 
 
+@pytest.mark.slow("E6's engine run in Node under fake clocks")
 def test_two_engine_runs_agree_within_their_shown_spread(answer):
     e = answer["engine"]
     a, b = e["first"]["measured"], e["second"]["measured"]

@@ -65,6 +65,7 @@ def corpus_texts():
     return paragraphs(text) + text.splitlines(keepends=True)[:2000]
 
 
+@pytest.mark.slow("the whole corpus encoded twice")
 def test_every_paragraph_of_the_corpus_encodes_as_the_library_does(tmp_path, lib):
     texts = corpus_texts()
     out = run_node({"tokenizer": str(TOKENIZER), "texts": texts}, tmp_path)

@@ -105,6 +105,7 @@ def test_the_e6_glue_answers_what_sampler_py_answers(glue, answers):
     assert got["nan"]
 
 
+@pytest.mark.slow("Pyodide started in Node")
 def test_pyodide_gives_the_same_answers_from_the_installed_files(answers):
     run = subprocess.run([node(), str(DRIVER)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]

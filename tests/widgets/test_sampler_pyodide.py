@@ -71,6 +71,7 @@ def run_in_pyodide(job_path):
     return json.loads(lines[0])
 
 
+@pytest.mark.slow("Pyodide started in Node")
 def test_sampler_in_pyodide_matches_cpython_bit_for_bit(tmp_path):
     cases = make_cases()
     job_path = tmp_path / "job.json"
