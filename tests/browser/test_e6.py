@@ -193,6 +193,7 @@ def test_a_sampled_run_finishes_and_points_to_e2(lab, data):
                         rel_tol=1e-9)
 
 
+@pytest.mark.slow("E6 runs the three models in Chromium")
 def test_cancel_mid_run_settles_and_keeps_the_focus(lab, data):
     page, _ = lab
     configure(page, k=1, temperature=1, n_new=max(page.evaluate(

@@ -80,6 +80,7 @@ def test_a_page_left_out_of_the_nav_fails_the_build(project, old_site):
     assert str(project / "docs" / "orphan.md") in message and "nav" in message and "\n" not in message
 
 
+@pytest.mark.slow("a site built per broken copy of the docs")
 @pytest.mark.parametrize("snippet, loaded", [
     ("![一张图](https://example.org/figure.png)", "<img src> https://example.org/figure.png"),
     ('<script src="//cdn.example.org/x.js"></script>', "<script src> //cdn.example.org/x.js"),
