@@ -109,7 +109,7 @@ SLOT_COLOURS = """() => {
     return out; }"""
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E3's drawings laid out and measured in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("js", [True, False])
 def test_index_slots_are_boxes_the_labels_read_on(browser, served, scheme, js):
@@ -135,7 +135,7 @@ BBOX_OUTSIDE = """sel => {
     return out; }"""
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E3's drawings laid out and measured in Chromium")
 @pytest.mark.parametrize("width", [375, 1280])
 @pytest.mark.parametrize("js", [True, False])
 def test_every_label_lies_inside_the_drawing(browser, served, data, width, js):

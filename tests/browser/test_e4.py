@@ -27,7 +27,7 @@ def test_the_end_shows_every_round_and_the_whole_text(lesson, data):
     assert live_text == page.text_content("#e4 details.c13-static-box .c13-plain")
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E4 driven by keyboard or laid out at 375 px in Chromium")
 def test_keyboard_alone_drives_e4(browser, served, data):
     with opened(browser, served + "index.html", viewport={"width": 375, "height": 740}, is_mobile=True,
                 has_touch=True) as (page, _):
@@ -52,7 +52,7 @@ def test_keyboard_alone_drives_e4(browser, served, data):
 
 # ---- focus, keys, byte tokens, phone ----
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E4 driven by keyboard or laid out at 375 px in Chromium")
 def test_the_buttons_keep_the_focus_at_either_end(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
         total = str(len(data["replay"]["rounds"]))
@@ -144,7 +144,7 @@ def test_byte_tokens_are_explained_without_javascript(browser, served, data):
         assert len(titles) == expected_byte_tokens(data) and all("UTF-8 字节" in t for t in titles)
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E4 driven by keyboard or laid out at 375 px in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_small_text_or_tap_target_in_e4_on_a_phone(browser, served, scheme):
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):

@@ -135,7 +135,7 @@ def test_the_tables_fit_the_column_at_1280(lesson):
         assert table <= inner + 0.5, widths
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("E5 laid out and checked in Chromium at 375 px")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_e5_reads_on_a_phone(browser, served, scheme):
     """At 375 px no text in #e5 under 11 px and no tap target under 24 px, live and after a preset."""

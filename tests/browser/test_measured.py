@@ -16,7 +16,7 @@ SHOWN_JS = """(id) => {
 }"""
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the lab's measured figures drawn in Chromium per palette and at 375 px")
 @pytest.mark.parametrize("scheme", ("light", "dark"))
 def test_the_measured_figures_read_on_a_phone(browser, served, scheme):
     with opened(browser, served + "lab.html", color_scheme=scheme, **PHONE) as (page, log):
@@ -54,7 +54,7 @@ COLOURS_JS = """() => {
 }"""
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the lab's measured figures drawn in Chromium per palette and at 375 px")
 def test_the_lines_and_points_follow_the_palette(browser, served):
     seen = {}
     for scheme in ("light", "dark"):

@@ -90,7 +90,7 @@ def test_keyboard_editing_a_bar_changes_p_and_the_picture_fills_p(wide):
     assert page.get_attribute("#pair .c13-pair-preset[data-preset=flat]", "aria-pressed") == "false"
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the editable pair in Chromium: dragged, edited, laid out at 375 px or run by Pyodide")
 def test_dragging_a_bar_sets_it_to_the_pointer_and_the_picture_follows(wide):
     page = wide
     c = config(page)
@@ -109,7 +109,7 @@ def test_dragging_a_bar_sets_it_to_the_pointer_and_the_picture_follows(wide):
     assert focused(page)["role"] == "slider"
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the editable pair in Chromium: dragged, edited, laid out at 375 px or run by Pyodide")
 def test_each_preset_and_an_edited_pair_get_sampler_py_numbers(wide):
     page = wide
     c = config(page)
@@ -145,7 +145,7 @@ def test_run_10000_is_cpythons_run_of_the_pair(wide):
     assert page.locator("#pair .c13-run .c13-hist svg").count() == 2  # the histogram over p, both layouts
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the editable pair in Chromium: dragged, edited, laid out at 375 px or run by Pyodide")
 def test_the_address_carries_the_pair_and_reads_it_back(browser, served, wide):
     page = wide
     c = config(page)
@@ -170,7 +170,7 @@ def test_the_address_carries_the_pair_and_reads_it_back(browser, served, wide):
         assert "#pair=" in bad.inner_text("#pair .c13-pair-note")
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the editable pair in Chromium: dragged, edited, laid out at 375 px or run by Pyodide")
 def test_the_live_first_picture_is_the_build_time_one(browser, served, wide):
     c = config(wide)
     index = [p["id"] for p in c["presets"]].index(c["default"])
@@ -181,7 +181,7 @@ def test_the_live_first_picture_is_the_build_time_one(browser, served, wide):
     assert len(static) > 500 and normalise(live) == normalise(static)
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the editable pair in Chromium: dragged, edited, laid out at 375 px or run by Pyodide")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_a_phone_it_fits_reads_and_passes_axe(browser, served, scheme):
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):

@@ -102,7 +102,7 @@ def test_the_steps_are_the_recorded_default_round(lesson, data):
     check_round(page, data, index)
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 def test_the_steps_of_the_bonus_round_and_a_first_token_rejection(lesson, data):
     page, _ = lesson
     rounds = data["replay"]["rounds"]
@@ -115,7 +115,7 @@ def test_the_steps_of_the_bonus_round_and_a_first_token_rejection(lesson, data):
         check_round(page, data, index)
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 def test_play_runs_to_the_end_and_pause_stops(lesson, data):
     page, _ = lesson
     index = default_round(data["replay"])
@@ -138,7 +138,7 @@ ANIMATING = """(s) => { const root = document.querySelector(s);
                                .filter((d) => d.split(',').some((x) => parseFloat(x) > 0)).length }; }"""
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_reduced_motion_gives_steps_only(browser, served, motion):
     with opened(browser, served + "index.html", viewport=WIDE, reduced_motion=motion) as (page, _):
@@ -154,7 +154,7 @@ def test_reduced_motion_gives_steps_only(browser, served, motion):
             assert seen["animations"] > 0 and seen["transitions"] > 0
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 def test_the_keyboard_alone_drives_it(browser, served, data):
     with opened(browser, served + "index.html", **PHONE) as (page, _):
         rounds = data["replay"]["rounds"]
@@ -186,7 +186,7 @@ def test_the_keyboard_alone_drives_it(browser, served, data):
         assert "播放" in focused(page)["text"]
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_legible_at_375_px_without_overflow_and_axe_clean(browser, served, data, scheme):
     with opened(browser, served + "index.html", color_scheme=scheme, **PHONE) as (page, _):
@@ -214,7 +214,7 @@ def test_wide_layout_sets_the_positions_side_by_side(lesson):
     assert len(tops) > 2 and len(set(round(x) for x in tops)) == 1
 
 
-@pytest.mark.slow("Chromium with Pyodide, a run of the experiment")
+@pytest.mark.slow("the verify slow motion stepped or played through in Chromium")
 def test_the_live_first_state_is_the_build_time_figure(browser, served, data):
     with opened(browser, served + "index.html", viewport=WIDE, java_script_enabled=False) as (page, _):
         static = page.eval_on_selector("#e4-verify", "n => n.outerHTML")

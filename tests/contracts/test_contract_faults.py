@@ -317,7 +317,7 @@ def test_the_build_names_measured_json_and_keeps_no_site(fresh_precomputed, meas
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow("a page built from an edited c13.json")
+@pytest.mark.slow("the models command started with torch on a copy of the models")
 def test_a_token_outside_the_byte_alphabet_is_named(tmp_path):
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)

@@ -113,14 +113,14 @@ def same_figures(path, committed_pages, site):
             f"{page} built from {path} prints other text than from the committed c13.json"
 
 
-@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
+@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and a site built from it")
 def test_regeneration_reproduces_the_committed_file(regenerated, committed_pages, tmp_path):
     """The machine's own dispatch, pinned: the committed figures and pages (its bytes too on the machines we know;
     where a CPU takes other paths all the same, every float within the stated bound)."""
     same_figures(regenerated, committed_pages, tmp_path / "site")
 
 
-@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
+@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and a site built from it")
 @pytest.mark.parametrize("name", sorted(FORCED))
 def test_a_forced_other_kernel_dispatch_gives_the_same_figures(name, committed_pages, tmp_path):
     """Other kernels, really run by the data stage and its worker: floats that differ in their last bits at most,
@@ -132,7 +132,7 @@ def test_a_forced_other_kernel_dispatch_gives_the_same_figures(name, committed_p
     same_figures(path, committed_pages, tmp_path / "site")
 
 
-@pytest.mark.slow("a regeneration of the data (one per kernel dispatch) and two sites")
+@pytest.mark.slow("two processes that start torch, one spawned by the other")
 def test_the_pin_holds_in_a_process_started_after_it():
     """pin() before torch loads: a process started after it (the worker is one) runs the pinned kernels, even
     when its caller asked for others."""

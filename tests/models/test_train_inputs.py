@@ -153,7 +153,7 @@ def test_make_train_passes_steps_corpus_out_and_force():
     assert line and line[-1].endswith("-m generator train --corpus /x/a.txt --steps 300 --out /tmp/m --force"), run.stdout
 
 
-@pytest.mark.slow("the train command started with torch")
+@pytest.mark.slow("three tiny models trained for 30 steps")
 def test_one_estimate_for_the_whole_run(tmp_path):
     corpus = tmp_path / "tiny.txt"
     corpus.write_text(synthetic_text(), encoding="utf-8")

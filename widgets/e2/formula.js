@@ -84,7 +84,7 @@ function termButton(span, onChoose) {
  * of its MathML: here the HTML carries the buttons, so it is the part that is exposed and the MathML copy is hidden.
  */
 export function formulaBlock(intro, maths, page, onChoose) {
-  const copied = maths.map((math) => copies([math])[0]);
+  const copied = copies(maths);
   const buttons = copied.flatMap((math) => [...math.querySelectorAll(".katex-html [data-term]")])
     .filter((span) => span.dataset.term in TERMS).map((span) => termButton(span, onChoose));
   const keys = buttons.map((b) => b.dataset.term);
