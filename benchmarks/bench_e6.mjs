@@ -57,12 +57,18 @@ export function forwardMs(Decoder, gpt, context, fresh, calls) {
 }
 
 function forwardBlock(env, index, samples) {
-  // one sample of every model's one-token forward (in turn) and of the target's k + 1-position forwards
-  const { Decoder, gpts, target, drafts, ks, context, fresh, calls } = env;
+  // one sample of every model's one-token forward (in turn) and of the target's k + 1-position forwards; right after
+  // each model's, one call into Pyodide that does nothing (env.nop): what a decision costs there before its own work
+  const { Decoder, gpts, target, drafts, ks, context, fresh, calls, nop } = env;
   const one = {};
   for (const name of rotated([target, ...drafts], index)) {
     one[name] = forwardMs(Decoder, gpts[name], context, fresh.slice(0, 1), calls);
     (samples.ms[name] ??= []).push(one[name]);
+    if (nop) {
+      const start = now();
+      nop();
+      ((samples.nop ??= {})[name] ??= []).push(now() - start);
+    }
   }
   for (const d of drafts) (samples.c[d] ??= []).push(one[d] / one[target]);
   for (const k of rotated(ks, index)) {
@@ -110,6 +116,7 @@ function poolSpeedups(spent, samples, counts) {
   // one sample per repeat: the pooled target-only ms per token ÷ each configuration's
   const base = spent.target_only;
   delete spent.target_only;
+  (samples.baseSampler ??= []).push(base.sampler / base.tokens);  // one draw per token, each after a target forward
   for (const [key, cell] of Object.entries(spent)) {
     const s = (samples.speedup[key] ??= { model: [], wall: [], targetMs: [], specMs: [] });
     s.model.push((base.model / base.tokens) / (cell.model / cell.tokens));
@@ -148,9 +155,9 @@ export function contextOf(c13, setting, ks) {
 
 // Runs the whole measurement. modules: {Decoder, targetOnly, speculative}; gpts: {name: GPT}; jsGpts: the same
 // with the JavaScript forward, timed in turn (forwards only); sampler: the engine's adapter over widgets/sampler.py.
-export async function runBench({ modules, gpts, jsGpts, sampler, c13, setting, drafts, ks, log = () => {} }) {
+export async function runBench({ modules, gpts, jsGpts, sampler, nop, c13, setting, drafts, ks, log = () => {} }) {
   const target = c13.constants.target, jobs = jobsOf(c13, setting);
-  const env = { Decoder: modules.Decoder, spec: modules, gpts, sampler, target, drafts, ks, jobs,
+  const env = { Decoder: modules.Decoder, spec: modules, gpts, sampler, nop, target, drafts, ks, jobs,
                 calls: setting.calls, nNew: setting.nNew, baselineEvery: setting.baselineEvery,
                 ...contextOf(c13, setting, ks) };
   for (const { prompt } of jobs) {
@@ -169,7 +176,8 @@ export async function runBench({ modules, gpts, jsGpts, sampler, c13, setting, d
     for (const [j, job] of rotated(jobs, r).entries()) {
       const index = r * jobs.length + j;
       for (const js of rotated(jsGpts ? [false, true] : [false], index)) {  // the JS forward in turn, when given
-        forwardBlock(js ? { ...env, gpts: jsGpts } : env, index, js ? (samples.js ??= { ms: {}, c: {}, v: {} }) : samples);
+        forwardBlock(js ? { ...env, gpts: jsGpts, nop: null } : env, index,
+                     js ? (samples.js ??= { ms: {}, c: {}, v: {} }) : samples);
       }
       await speculativePass(env, job, rotated(configs, index), spent);
     }
@@ -194,8 +202,12 @@ function summarize(samples, counts, { target, drafts, ks, setting, jobs, seconds
                tokensPerTargetForward: n.tokens / n.rounds };
     });
   }
+  const mean = (xs) => (xs?.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   return {
     target, drafts, ks, method: { ...setting, jobs: jobs.length, seconds },
+    // a browser's clock is coarse (0.1 ms steps, jittered so that a mean is unbiased): the nop call as a mean
+    nopMs: samples.nop && Object.fromEntries(Object.entries(samples.nop).map(([name, v]) => [name, mean(v)])),
+    targetOnlySamplerMsPerToken: stats(samples.baseSampler),
     ...forwardStats(samples, ks), c: Object.fromEntries(drafts.map((d) => [d, stats(samples.c[d])])),
     speedup, js: samples.js && forwardStats(samples.js, ks), simd,  // the JavaScript forward's, when it ran too
   };
@@ -247,6 +259,15 @@ export function formatTable(results, where, measured) {
     }
   }
   out.push(`target-only ms per token, end to end: ${fmt(results.speedup[results.drafts[0]][0].targetOnlyMsPerToken)}`);
+  const forward = results.ms[results.target].median, share = (ms) => `${(100 * ms / forward).toFixed(1)}% of the forward`;
+  const base = results.targetOnlySamplerMsPerToken;
+  out.push(`target-only decisions, one draw per token, each after a target forward: ${fmt(base)} ms per token ` +
+    `(${share(base.median)})`);
+  if (results.nopMs) {
+    out.push("a call into Pyodide that does nothing, right after a forward (mean ms; the least a decision costs there): " +
+      [results.target, ...results.drafts].map((name) => `${name} ${num(results.nopMs[name])} ` +
+        `(${share(results.nopMs[name])})`).join(", "));
+  }
   out.push("per configuration (k: α, tokens per target forward, sampler ms per round in Pyodide, " +
     "per token ÷ target ms):");
   for (const d of results.drafts) {
@@ -309,7 +330,8 @@ export async function browserMain({ site, fallback, c13, measured, argv }) {
   const sources = await load.pythonSources(load.fetchFrom(new URL("assets/c13/", site)));
   const sampler = pythonSampler(engine, load, pyodide, sources);
   const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
-                                   sampler, c13, setting, drafts, ks, log: (s) => console.log(`bench_e6: ${s}`) });
+                                   sampler, nop: pyodide.runPython("lambda: None"), c13, setting, drafts, ks,
+                                   log: (s) => console.log(`bench_e6: ${s}`) });
   const where = `Chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? ""}`.trim();
   results.machine = { where, cores: navigator.hardwareConcurrency };
   return { results, lines: [...formatTable(results, where, measured), ...formatSideBySide(results)] };
@@ -369,9 +391,9 @@ async function nodeMain(argv) {
     [sets.js[name], sets.wasm[name]] = [await forwards.loadGPT(buffer, { engine: "js" }), await forwards.loadGPT(buffer, { engine: "wasm", wasm, relaxed })];
     log(`${name}: ${file.pathname.slice(root.pathname.length)}`);
   }
-  const sampler = await nodeSampler(engine, root);
+  const { sampler, nop } = await nodeSampler(engine, root);
   const results = await runBench({ modules: { Decoder: forwards.Decoder, ...spec }, gpts: sets.wasm, jsGpts: sets.js,
-                                   sampler, c13, setting: opts.setting, drafts: opts.drafts, ks: opts.ks, log });
+                                   sampler, nop, c13, setting: opts.setting, drafts: opts.drafts, ks: opts.ks, log });
   const cpu = os.cpus()[0]?.model ?? "unknown CPU", where = `Node ${process.version}`;
   results.machine = { where, cpu, cores: os.cpus().length, load: os.loadavg() };
   console.log(`${where}, ${cpu}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
@@ -388,7 +410,8 @@ async function nodeSampler(engine, root) {
     return realFetch(resource, ...rest);
   };
   const { startPyodide } = await import(new URL("tests/widgets/node/e6_lib.mjs", root));
-  return engine.samplerAdapter(await startPyodide());
+  const pyodide = await startPyodide();
+  return { sampler: engine.samplerAdapter(pyodide), nop: pyodide.runPython("lambda: None") };
 }
 
 if (typeof process !== "undefined" && process.argv?.[1]?.endsWith("bench_e6.mjs")) {

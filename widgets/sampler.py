@@ -1,14 +1,13 @@
 """
 The acceptance sampler of speculative decoding, on explicit distributions.
 
-p is the target model's next-token distribution, q the draft model's, both
-given over the full vocabulary. Three schemes are compared:
+p is the target model's next-token distribution, q the draft model's, both given over the full vocabulary. Three
+schemes are compared:
 
     naive       draft x ~ q, target y ~ p; "accepted" iff x == y; output y.
-    resample_p  draft x ~ q; accept with min(1, p(x)/q(x)); else draw from p.
-                (the wrong variant: its output is not p)
-    correct     draft x ~ q; accept with min(1, p(x)/q(x)); else draw from
-                the residual norm(max(0, p - q)). Its output is exactly p.
+    resample_p  draft x ~ q; accept with min(1, p(x)/q(x)); else draw from p (the wrong variant: its output is not p).
+    correct     draft x ~ q; accept with min(1, p(x)/q(x)); else draw from the residual norm(max(0, p - q)). Its output
+                is exactly p.
 
 Standard library only: this one file is shared by the offline generator (CPython) and the lesson running in the
 browser (Pyodide). It is the only implementation of the rule: the generator's real-model runs call, row by row (lists
@@ -84,15 +83,14 @@ def tv(a, b):
 
 
 def resample_p_tv(p, q):
-    """Closed-form TV(output of resample_p, p). The output is
-    P(x) = min(p, q)(x) + (1 - alpha) p(x), so P - p = min(p, q) - alpha p.
+    """Closed-form TV(output of resample_p, p). The output is P(x) = min(p, q)(x) + (1 - alpha) p(x), so
+    P - p = min(p, q) - alpha p.
     """
     a = alpha(p, q)
     return 0.5 * math.fsum(abs(min(pv, qv) - a * pv) for pv, qv in zip(p, q))
 
 
 # the rule: one definition of min(1, p/q), of the residual and of the draw
-
 def accept_probability(p_x, q_x):
     """Probability that a drafted token x is kept: min(1, p(x)/q(x)).
     >>> accept_probability(0.2, 0.5)
@@ -110,7 +108,11 @@ def accepts(p_x, q_x, u):
     >>> accepts(0.2, 0.5, 0.4)  # u equal to the probability rejects
     False
     """
-    return u < accept_probability(p_x, q_x)
+    return _accept_test(p_x, q_x, u)[1]
+
+
+def _accept_test(p_x, q_x, u):  # the test with the probability it used (verify records it)
+    return (a := accept_probability(p_x, q_x)), u < a
 
 
 def residual_weight(p_x, q_x):
@@ -151,8 +153,7 @@ def _draw(table, u):
 
 def draw(weights, u, sums=None):
     """Inverse-CDF draw with the uniform u in [0, 1): the first token whose cumulative weight exceeds u * total (weights
-    need not sum to 1). A zero-weight token is never drawn, also when u * total rounds up to the total. sums: the
-    weights' running sums formed elsewhere (None: formed here).
+    need not sum to 1); never a zero-weight token, even when u * total rounds up to the total. sums: given sums.
     >>> draw([0.0, 0.5, 0.0, 0.5], 0.25)
     1
     >>> draw([0.0, 0.5, 0.0, 0.5], 0.5)
@@ -203,7 +204,11 @@ def greedy_accepts(p_row, x):
     >>> greedy_accepts([0.1, 0.4, 0.4, 0.1], 1), greedy_accepts([0.1, 0.4, 0.4, 0.1], 2)
     (True, False)
     """
-    return x == greedy_pick(p_row)
+    return _greedy_test(p_row, x)[1]
+
+
+def _greedy_test(p_row, x):  # the test with the pick it used (a rejection's final token)
+    return (pick := greedy_pick(p_row)), x == pick
 
 
 def _table_probs(table, size):
@@ -218,7 +223,6 @@ def _table_probs(table, size):
 
 class Pair:
     """A target p and a draft q, validated, normalised once, with all tables."""
-
     def __init__(self, p, q):
         self.p, self.p_sum = check_distribution(p, "p")
         self.q, self.q_sum = check_distribution(q, "q", length=len(self.p))
@@ -231,11 +235,8 @@ class Pair:
         # p == q up to rounding: no residual, and the correct scheme always accepts (min(1, p/q) = 1)
         self.r_table = _table(rest) if self.residual_mass > RESIDUAL_EPS else None
         min_rule = list(map(accept_probability, self.p, self.q))
-        self.accept = {
-            "naive": self.p,  # P(y == x | x) = p(x)
-            "resample_p": min_rule,
-            "correct": min_rule if self.r_table else [1.0] * len(self.p),
-        }
+        self.accept = {"naive": self.p,  # P(y == x | x) = p(x)
+                       "resample_p": min_rule, "correct": min_rule if self.r_table else [1.0] * len(self.p)}
 
 
 def reject_table(pair, scheme):
@@ -274,12 +275,12 @@ def one_round(pair, rng, scheme):
 
 
 def verify(p_rows, q_rows, drafted, rng=None, sums=None):
-    """The decisions of one real-model round (Leviathan et al. 2022, Algorithm 1) from the target's k + 1 rows (its
-    one verifying forward), the draft's k rows and the k drafted tokens, with every number used. T = 1 (rng given):
-    keep token i while accepts(p_i(x_i), q_i(x_i), u_i); the final token comes from the residual at the first
-    rejection, else the bonus from p_{k+1}. T = 0 (rng None): greedy_accepts, and the final token is the target's
-    greedy_pick. sums(i) (T = 1, optional): the final draw's running sums, asked for once, at the position drawn at
-    (residual(p_i, q_i)'s, or p_{k+1}'s for the bonus); None: formed here.
+    """The decisions of one real-model round (Leviathan et al. 2022, Algorithm 1) from the target's k + 1 rows (its one
+    verifying forward), the draft's k rows and the k drafted tokens, with every number used. T = 1 (rng given): keep
+    token i while accepts(p_i(x_i), q_i(x_i), u_i); the final token comes from the residual at the first rejection,
+    else the bonus from p_{k+1}. T = 0 (rng None): greedy_accepts, and the final token is the target's greedy_pick.
+    sums(i) (T = 1, optional): the final draw's running sums, asked for once, at the position drawn at (residual(p_i,
+    q_i)'s, or p_{k+1}'s for the bonus); None: formed here.
     >>> rec = verify([[0.5, 0.5], [0.9, 0.1]], [[0.25, 0.75]], [1], FixedStream([0.7, 0.1]))
     >>> rec["accept_prob"], rec["accepted"], rec["kind"], rec["token"]
     ([0.6666666666666666], 0, 'resampled', 0)
@@ -290,25 +291,26 @@ def verify(p_rows, q_rows, drafted, rng=None, sums=None):
     (1, 'bonus', 1, [None])
     """
     greedy = rng is None
-    rec = dict(p=[], q=[], accept_prob=[], u=[], accepted=0, final_u=None)
-    for i, x in enumerate(drafted):
-        p_x, q_x = p_rows[i][x], q_rows[i][x]
-        u = None if greedy else rng.random()
-        for key, value in (("p", p_x), ("q", q_x), ("u", u),
-                           ("accept_prob", None if greedy else accept_probability(p_x, q_x))):
-            rec[key].append(value)
-        if not (greedy_accepts(p_rows[i], x) if greedy else accepts(p_x, q_x, u)):
-            return _final_token(rec, "resampled", p_rows[i], q_rows[i], rng, sums, i)
-        rec["accepted"] += 1
-    return _final_token(rec, "bonus", p_rows[len(drafted)], None, rng, sums, len(drafted))
-
-
-def _final_token(rec, kind, p_row, q_row, rng, sums, i):
-    """A round's last token: T = 0 the greedy pick; T = 1 a residual draw (q_row given) or the bonus, on sums(i)."""
-    rec["kind"] = kind
-    if rng is None:
-        rec["token"] = greedy_pick(p_row)
-    else:
+    ps, qs, us, probs = [], [], [], []
+    rec = dict(p=ps, q=qs, accept_prob=probs, u=us, accepted=0, final_u=None)
+    for i, x in enumerate(drafted):  # each row read when its position is reached (as generator/data/batched.py gives)
+        p_row, q_row = p_rows[i], q_rows[i]
+        ps.append(p_row[x])
+        qs.append(q_row[x])
+        us.append(u := None if greedy else rng.random())
+        # the test with what it used: T = 0 the target's pick (a rejection's final token), T = 1 min(1, p/q)
+        used, kept = _greedy_test(p_row, x) if greedy else _accept_test(ps[-1], qs[-1], u)
+        probs.append(None if greedy else used)
+        if not kept:
+            break
+        rec["accepted"] = i + 1
+    i = rec["accepted"]  # the final token's position: the first rejection, else k (the bonus, from p_{k+1})
+    if i == len(drafted):
+        p_row, q_row, used = p_rows[i], None, greedy_pick(p_rows[i]) if greedy else None
+    rec["kind"] = "resampled" if q_row else "bonus"
+    if greedy:
+        rec["token"] = used
+    else:  # the final draw, with the next uniform, on sums(i)
         u = rec["final_u"] = rng.random()
         row_sums = None if sums is None else sums(i)
         rec["token"] = draw_residual(p_row, q_row, u, row_sums) if q_row else draw_bonus(p_row, u, row_sums)
@@ -322,8 +324,8 @@ class FixedStream:
 
 
 def output_distribution(pair, scheme):
-    """Exact output distribution, by enumerating the sampler's own branches: each draft x
-    (prob q(x)) is accepted with accept_prob, or rejected and the output drawn from reject_table."""
+    """Exact output distribution, by enumerating the sampler's own branches: each draft x (prob q(x)) is accepted with
+    accept_prob, or rejected and the output drawn from reject_table."""
     _check_scheme(scheme)
     size = len(pair.p)
     q = _table_probs(pair.q_table, size)
@@ -394,5 +396,5 @@ def summary(result, pair):
     """TV of the empirical output to p, and the acceptance rate."""
     n = result["n"]
     emp = [c / n for c in result["counts"]] if n else [0.0] * len(pair.p)
-    return dict(tv=tv(emp, pair.p), acceptance_rate=result["accepted"] / n if n else 0.0,
-                n=n, seed=result["seed"], scheme=result["scheme"])
+    return dict(tv=tv(emp, pair.p), acceptance_rate=result["accepted"] / n if n else 0.0, n=n, seed=result["seed"],
+                scheme=result["scheme"])

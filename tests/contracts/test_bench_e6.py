@@ -56,6 +56,19 @@ def test_speedup_on_model_time_and_end_to_end(table):
     assert re.search(r"k = 2 end to end\s+" + STAT, rows), rows
 
 
+def test_the_decisions_stand_beside_the_least_a_decision_can_cost(table):
+    """The target-only run's one draw per token and a call into Pyodide that does nothing, after each model's forward,
+    each as a share of the target's forward: the floor under the per-configuration decisions printed below them."""
+    share = r" \(\d+\.\d% of the forward\)"
+    assert re.search(r"\ntarget-only decisions, one draw per token, each after a target forward: " + STAT + " ms per token" +
+                     share, table), table
+    floor = [ln for ln in table.splitlines() if ln.startswith("a call into Pyodide that does nothing")]
+    assert floor, table
+    for name in (TARGET, DRAFTS[0]):
+        assert re.search(rf"{name} \d+(?:\.\d+)?{share}", floor[0]), floor[0]
+    assert re.search(rf"\n  {DRAFTS[0]}: 2: \d\.\d\d, \d\.\d\d, \d+(?:\.\d+)?, \d+\.\d%", table), table
+
+
 def test_the_torch_column_is_measured_json(table):
     rows = section(table, "ms per token", "c (draft")
     if (ROOT / "precomputed" / "measured.json").is_file():

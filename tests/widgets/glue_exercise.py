@@ -78,17 +78,17 @@ def e6_calls(e6, sampler):
         out["filled"].append(i)
     e6.e6_summer(fill)
     for k, drafted, seeded in E6_VERIFY_CALLS:
-        ints[e6.K], ints[e6.N_P], ints[e6.N_Q] = k, k + 1, k
+        ints[e6.K] = k
         _fill(memoryview(ints)[e6.DRAFTED:], drafted)
         for summed in (True, False):
             ints[e6.SUMMED] = summed
             e6.e6_use(e6.e6_stream(k * 100 + drafted[0]) if seeded else None)
             kind = e6.e6_verify()
             n = int(e6._e6_out[3])
-            numbers = [None if math.isnan(v) else v for v in e6._e6_out[:4 + 4 * n]]
+            numbers = [None if math.isnan(v) else v for v in e6._e6_out[:4 + (2 * n if seeded else 0)]]
             out["verify"].append({"kind": kind, "numbers": numbers})
     _fill(p_rows[0], [math.nan] * len(P))
-    ints[e6.K], ints[e6.N_P], ints[e6.N_Q], ints[e6.SUMMED] = 1, 2, 1, 0
+    ints[e6.K], ints[e6.SUMMED] = 1, 0
     e6.e6_use(e6.e6_stream(1))
     try:
         e6.e6_verify()

@@ -95,9 +95,10 @@ def test_the_e6_glue_answers_what_sampler_py_answers(glue, answers):
                              random.Random(k * 100 + drafted[0]) if seeded else None)
         n = len(rec["u"])
         assert one["kind"] == rec["kind"]
-        assert one["numbers"] == [rec["accepted"], rec["token"], rec["final_u"], n, *rec["p"], *rec["q"], *rec["u"],
-                                  *rec["accept_prob"]]
-    assert got["sizes"] == [5] * 6 + [glue["c13_e6"].DRAFTED + 2, 4 + 4 * 2] and got["row_type"]
+        # p(x) and q(x) are not sent back (JavaScript reads them from its rows); T = 0 has no uniforms or probabilities
+        assert one["numbers"] == [rec["accepted"], rec["token"], rec["final_u"], n,
+                                  *(rec["u"] + rec["accept_prob"] if seeded else [])]
+    assert got["sizes"] == [5] * 6 + [glue["c13_e6"].DRAFTED + 2, 4 + 2 * 2] and got["row_type"]
     assert got["ints_typecode"] == "i"
     # the final draw's sums asked for once per summed T = 1 call (the first of each seeded pair), at the position
     # drawn at (the first rejection or the bonus: the accepted count); never at T = 0 or unsummed

@@ -80,6 +80,22 @@ def test_verify_uses_one_uniform_per_test_and_one_for_the_final_draw():
     assert rec["accepted"] == 1 and rec["kind"] == "resampled" and rec["token"] == 2 and rec["u"] == [None, None]
 
 
+def test_greedy_verify_picks_each_row_it_reads_once(monkeypatch):
+    """At T = 0 a rejection's final token is the pick that rejected: one argmax per row read, never two (in E6 each
+    costs ~0.1 ms of Python over 2,048 floats)."""
+    picked = []
+    pick = sampler.greedy_pick
+    monkeypatch.setattr(sampler, "greedy_pick", lambda row: picked.append(row) or pick(row))
+    p_rows = [[0.1, 0.7, 0.2], [0.5, 0.2, 0.3], [0.2, 0.2, 0.6], [0.3, 0.3, 0.4]]
+    q_rows = [[0.3, 0.4, 0.3]] * 3
+    rec = sampler.verify(p_rows, q_rows, [1, 2, 2])  # 1 kept; 2 rejected at the second row, whose pick is 0
+    assert (rec["accepted"], rec["kind"], rec["token"]) == (1, "resampled", 0)
+    assert picked == p_rows[:2]
+    picked.clear()
+    rec = sampler.verify(p_rows, q_rows, [1, 0, 2])  # all kept: the bonus is p_4's pick
+    assert (rec["accepted"], rec["kind"], rec["token"]) == (3, "bonus", 2) and picked == p_rows
+
+
 def test_pair_and_one_round_are_built_on_the_primitives(monkeypatch):
     pair = zipf_pair(size=300, seed=8)
     assert pair.accept["correct"] == [sampler.accept_probability(a, b) for a, b in zip(pair.p, pair.q)]

@@ -3,23 +3,26 @@
 // Python's buffers, forms the running sums the draws search (row_sums.mjs: plain additions, bit for bit accumulate's),
 // and reads the results back.
 //
-// Python owns the rows: float64 arrays (array("d")) that the glue (c13_e6.py) allocates, n_p for the target's rows, n_q
-// for the draft's and one for running sums; one int32 array for each call's numbers and the drafted tokens; one float64
+// Python owns the rows: float64 arrays (array("d")) that the glue (c13_e6.py) allocates, nP for the target's rows, nQ
+// for the draft's and one of running sums; one int32 array for each call's numbers and the drafted tokens; one float64
 // array for the answers. JavaScript writes each softmax row into its buffer through a Float64Array view of Pyodide's
 // memory (PyProxy.getBuffer: no copy on the Python side, no proxy per row): a draw's row, with its running sums, into
 // the slot of its position in the round, where verify finds it again (the same array: rows are new arrays per forward,
 // never changed after); before verify, the target's rows. verify asks for its final draw's running sums when it knows
 // which they are (the glue calls `fill` back: the residual's at the first rejection, else the bonus row's), so one row
-// of k + 1 is summed. The calls take no arguments (the stream is handed over once per run, e6_use): after a model's
-// forward a call into Python costs ~10-20 µs of cold caches, and each argument adds to it. The answers are plain
-// numbers: the token as the call's value, the uniform and verify's record (None written as NaN, read back as null) in
-// the answer array, verify's kind as a string. A view is detached when Pyodide's memory grows (any Python call may grow
-// it): it is taken again before each use.
+// of k + 1 is summed: forming all k + 1 before the call cost more than the call back (~9 µs a row, written into memory
+// the forward has just pushed out of the caches). Each call follows a model's forward, which leaves Pyodide cold: a
+// call that does nothing costs 20-30 µs there (benchmarks/bench_e6.mjs prints it), and every argument, proxy and line
+// of Python several times its warm price. So the calls take no arguments (the stream is handed over once per run,
+// e6_use) and the answers are plain numbers: the token as the call's value; the uniform, and verify's uniforms and
+// accept probabilities (None written as NaN, read back as null), in the answer array; verify's kind as a string; p(x)
+// and q(x) of verify's record read from JavaScript's own rows. A view is detached when Pyodide's memory grows (any
+// Python call may grow it): it is taken again before each use.
 
 import { residualSums, runningSums } from "./row_sums.mjs";
 
 const NAMES = ["e6_buffers", "e6_stream", "e6_use", "e6_draw", "e6_greedy_pick", "e6_verify"];
-const [K, SLOT, N_P, N_Q, SUMMED, DRAFTED] = [0, 1, 2, 3, 4, 5];  // c13_e6.py's int32 array
+const [K, SLOT, SUMMED, DRAFTED] = [0, 1, 2, 3];  // c13_e6.py's int32 array
 
 /** The Python-owned buffers and JavaScript's views of them, renewed when a row's length or a count outgrows them. */
 class Buffers {
@@ -52,11 +55,11 @@ class Buffers {
   views() {
     if (!this.held.length || this.held[this.held.length - 1].data.byteLength === 0) {
       for (const b of this.held) b.release();
-      const last = this.arrays.length - 1;
+      const last = this.arrays.length - 1, { nP, nQ } = this;
       this.held = this.arrays.map((a, i) => a.getBuffer(i === last - 1 ? "i32" : "f64"));
       const data = this.held.map((b) => b.data);
-      this.current = { p: data.slice(0, this.nP), q: data.slice(this.nP, this.nP + this.nQ), sums: data[last - 2],
-        ints: data[last - 1], out: data[last] };
+      this.current = { p: data.slice(0, nP), q: data.slice(nP, nP + nQ), sums: data[last - 2], ints: data[last - 1],
+        out: data[last] };
     }
     return this.current;
   }
@@ -77,12 +80,16 @@ function put(buffer, row) {
 
 const orNull = (x) => (Number.isNaN(x) ? null : x);
 
-/** verify's record from the answer array (the keys in sampler.verify's order). */
-function record(out, kind) {
+/** verify's record (the keys in sampler.verify's order): its numbers from the answer array, p(x) and q(x) of the n
+ * tested positions from the rows JavaScript wrote. */
+function record(out, kind, pRows, qRows, drafted) {
   const n = out[3];
-  const list = (field) => Array.from(out.subarray(4 + field * n, 4 + (field + 1) * n), orNull);
-  return { p: list(0), q: list(1), accept_prob: list(3), u: list(2), accepted: out[0], final_u: orNull(out[2]), kind,
-    token: out[1] };
+  const tested = drafted.slice(0, n);
+  const list = (at) => Array.from(out.subarray(at, at + n), orNull);
+  const greedy = Number.isNaN(out[2]);  // T = 0: no uniforms, no probabilities (the answers hold none)
+  return { p: tested.map((x, i) => pRows[i][x]), q: tested.map((x, i) => qRows[i][x]),
+    accept_prob: greedy ? tested.map(() => null) : list(4 + n), u: greedy ? tested.map(() => null) : list(4),
+    accepted: out[0], final_u: orNull(out[2]), kind, token: out[1] };
 }
 
 /** The sampler adapter speculate.mjs calls: every decision made by sampler.py in Pyodide (one adapter per Pyodide:
@@ -113,7 +120,7 @@ export function samplerAdapter(pyodide) {
     const slot = next++ % view.q.length;
     put(view.q[slot], row);
     buffers.slots[slot] = row;
-    if (sums) runningSums(view.q[slot], view.sums);
+    if (sums) runningSums(row, view.sums);
     view.ints[SLOT] = slot;
     view.ints[SUMMED] = sums ? 1 : 0;
   };
@@ -132,19 +139,22 @@ export function samplerAdapter(pyodide) {
     },
     verify(stream, pRows, qRows, drafted) {
       use(stream ?? null);
-      const size = (pRows[0] ?? qRows[0])?.length ?? 0;
       k = drafted.length;
-      const view = buffers.fit(size, pRows.length, Math.max(qRows.length, k));
+      if (pRows.length !== k + 1 || qRows.length !== k) {
+        throw new Error(`verify：${k} 个草稿 token 需要 ${k + 1} 行目标分布和 ${k} 行草稿分布，` +
+          `收到 ${pRows.length} 行和 ${qRows.length} 行。`);
+      }
+      const view = buffers.fit(pRows[0].length, k + 1, k);
       pRows.forEach((row, i) => put(view.p[i], row));
       qRows.forEach((row, i) => {  // the drafts' rows are in their slots since their draws, unless moved since
         if (buffers.slots[i] !== row) put(view.q[i], (buffers.slots[i] = row));
       });
       const ints = view.ints;
-      [ints[K], ints[N_P], ints[N_Q], ints[SUMMED]] = [k, pRows.length, qRows.length, sums ? 1 : 0];
+      [ints[K], ints[SUMMED]] = [k, sums ? 1 : 0];
       ints.set(drafted, DRAFTED);
       const kind = fn.e6_verify();
       next = 0;
-      return record(buffers.views().out, kind);
+      return record(buffers.views().out, kind, pRows, qRows, drafted);
     },
     pythonSums: () => adapter(false),
   });
