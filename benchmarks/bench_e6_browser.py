@@ -42,12 +42,12 @@ def weights_file(name):
 
 
 class BenchHandler(SiteHandler):
-    """The site's handler, plus /__bench__/: a blank page, bench_e6.mjs and the fallback weights."""
+    """The site's handler, plus /__bench__/: a blank page, bench_e6.mjs with its tables and the fallback weights."""
 
     def translate_path(self, path):
         local = urlsplit(path).path
-        if local == BENCH + "bench_e6.mjs":
-            return str(ROOT / "benchmarks" / "bench_e6.mjs")
+        if local in (BENCH + "bench_e6.mjs", BENCH + "bench_e6_table.mjs"):
+            return str(ROOT / "benchmarks" / local.removeprefix(BENCH))
         name = local.removeprefix(BENCH + "models/")
         if name != local and name.endswith(".safetensors") and "/" not in name and not name.startswith("."):
             return str(weights_file(name))
