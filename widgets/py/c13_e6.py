@@ -11,7 +11,8 @@ rejection, which sampler.py finds, says whose). The comparisons, the searches an
 sampler.py.
 
 Each call follows a model's forward, which leaves the interpreter's caches cold: a bytecode costs several times what
-it costs warm, so the calls do little besides sampler.py's own work (benchmarks/bench_e6_sampler.mjs).
+it costs warm, so the calls do little besides sampler.py's own work (benchmarks/bench_e6.mjs prints what a call that
+does nothing costs there).
 """
 import math
 import random
