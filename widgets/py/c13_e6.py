@@ -94,6 +94,6 @@ def e6_verify():
         for at, v in enumerate(rec["accept_prob"], 4 + len(us)):
             out[at] = v
         check = math.fsum(rec["accept_prob"])
-    if check != check:  # NaN: p(x) or q(x) was NaN (min(1, p/q) of a NaN is NaN)
+    if check != check:  # NaN: p(x) or q(x) was NaN (sampler.accept_probability then gives NaN too)
         raise sampler.SamplerError("verify's record holds NaN: the rows are not probabilities")
     return rec["kind"]
