@@ -51,9 +51,35 @@ function append(node, children) {
  * yes/no) down to the case its value takes. → the paragraph, with class `cls` and the picks it took in
  * data-picked ("bound=compute agrees=yes"). A paragraph, value or case the page lacks throws, naming it. */
 export function say(inside, name, values, cls) {
+  const words = pageWords(inside, name);
+  const node = (words.querySelector("p") ?? words).cloneNode(true);
+  node.dataset.picked = fillWords(node, name, values).join(" ");
+  node.className = cls;
+  return node;
+}
+
+/** A table the page writes for a widget: under [data-say=NAME], a paragraph (the caption) and a Markdown table
+ * whose header names the columns and whose first column names each row, filled as say() fills. → {caption, head,
+ * labels, picked}: the caption's text, the header cells' texts, the first cell of each body row as text, the picks
+ * taken. A block without its caption or table throws, naming it. */
+export function sayTable(inside, name, values) {
+  const block = pageWords(inside, name).cloneNode(true);
+  const picked = fillWords(block, name, values).join(" ");
+  const caption = block.querySelector("p"), table = block.querySelector("table");
+  if (!caption || !table) throw new Error(`页面里“${name}”这张表缺少标题或表格`);
+  const text = (node) => node.textContent.replace(/\s+/g, " ").trim();
+  return { caption: text(caption), head: [...table.querySelectorAll("thead th")].map(text),
+    labels: [...table.querySelectorAll("tbody tr")].map((tr) => text(tr.cells[0])), picked };
+}
+
+function pageWords(inside, name) {
   const words = inside.closest("section")?.querySelector(`[data-words] [data-say="${name}"]`);
   if (!words) throw new Error(`页面里缺少“${name}”这段话`);
-  const node = (words.querySelector("p") ?? words).cloneNode(true);
+  return words;
+}
+
+/** Each pick of `node` down to its case and each blank filled (say); → the picks taken, "path=case". */
+function fillWords(node, name, values) {
   const get = (path) => path.split(".").reduce((v, key) => v?.[key], values);
   const picked = [];
   for (const pick of node.querySelectorAll("[data-pick]")) {
@@ -73,12 +99,9 @@ export function say(inside, name, values, cls) {
     if (format && !FORMATS[format]) throw new Error(`“${name}”这段话用了没有的格式 ${format}`);
     blank.replaceWith(format ? FORMATS[format](value, ...JSON.parse(blank.dataset.args || "[]")) : String(value));
   }
-  node.className = cls;
-  node.dataset.picked = picked.join(" ");
-  return node;
+  return picked;
 }
 
-/** Replace every child of node by the given ones. */
 export function fill(node, ...children) {
   node.replaceChildren();
   append(node, children);

@@ -68,6 +68,8 @@ DECISIONS = {
     "run.identical": (YES_NO, "E6 (rounds.js): the target's text and speculative decoding's are identical"),
     "run.kernel_noted": (YES_NO, "E6 (report.js method): the forward that ran comes with a note"),
     "run.build_roof": (YES_NO, "E6 (report.js roofline): the build machine's WebAssembly roof is known and drawn"),
+    "run.lesson_alpha": (("body", "run"), "E6 (report.js lessonAlphaSource): the lesson's formula takes the body's α "
+                         "(a run at T = 1) or the run's own (T = 0: the body has none)"),
     "wall.mostly_below": (YES_NO, "lesson_values.wall_decisions: most timed points below the formula's line"),
     "wall.best_slower": (YES_NO, "lesson_values.wall_decisions: the small draft's wall clock at its best k below 1×"),
     "wall.max_slower": (YES_NO, "lesson_values.wall_decisions: the best wall clock of all below 1×"),

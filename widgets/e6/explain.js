@@ -5,7 +5,7 @@
 // written there); this module decides which and works out the numbers (sayings), each the run's or the payload's:
 // the reader's medians (report.js), the run's sampler time, c13.json → models (sizes) and measured.json through the
 // payload (e5_costs).
-import { el, fixed, fromMarkup, ms, say, uid } from "../c13-util.js";
+import { el, fixed, fromMarkup, ms, say, sayTable, uid } from "../c13-util.js";
 import { forwardBounds, forwardCost, roofTime } from "../figures/roofline.mjs";
 import { roundTimeline } from "../figures/round_timeline.mjs";
 
@@ -83,29 +83,36 @@ export function sayings(result, k, ratio, r, verdict, roofC, times, opts) {
   };
 }
 
-/** The build machine beside the reader: the payload's e5_costs (measured.json), torch and E6's WebAssembly in Node. */
-function sideBySide(result, k, ratio, costs) {
+/** The build machine beside the reader: the payload's e5_costs (measured.json), torch and E6's WebAssembly in Node.
+ * The caption, the heads (量, then the reader, the WebAssembly and the torch columns) and the row names are the
+ * page's (side_table). */
+function sideBySide(result, k, ratio, costs, box) {
   if (!costs || costs.reason) {
     return el("p", { class: "c13-e6-build-missing", text: `构建机的数字这里没法并排：${costs?.reason ?? "页面没有带上构建机的实测。"}` });
   }
   const m = result.measured, i = costs.ks.indexOf(k), d = result.draft;
-  const heads = { wasm: "构建机：WebAssembly", torch: "构建机：torch" };
-  const machines = [["reader", "你的机器（浏览器）", { targetMs: m.targetMs, c: m.c, v: m.v }],
+  const words = sayTable(box, "side_table", { draft: d, k });
+  const head = Object.fromEntries(["reader", "wasm", "torch"].map((key, j) => [key, words.head[j + 1]]));
+  const machines = [["reader", { targetMs: m.targetMs, c: m.c, v: m.v }],
     ...[["wasm", costs.wasm], ["torch", costs.torch]].filter(([, e]) => e)
-      .map(([key, e]) => [key, heads[key], { targetMs: e.targetMs, c: e.c[d], v: e.v[i] }, e.where])];
+      .map(([key, e]) => [key, { targetMs: e.targetMs, c: e.c[d], v: e.v[i] }, e.where])];
   const cell = (v, f) => (typeof v === "number" && Number.isFinite(v) ? f(v) : "—");
-  const rows = [["target-ms", `目标一次前向（1 个位置）`, (x) => cell(x.targetMs, ms)],
-    ["c", `c（${d}）`, (x) => cell(x.c, (v) => fixed(v, 3))], ["ratio", "参数比", () => fixed(ratio, 3)],
-    ["v", `v(${k})`, (x) => cell(x.v, (v) => fixed(v, 2))]];
+  const rows = [["target-ms", (x) => cell(x.targetMs, ms)], ["c", (x) => cell(x.c, (v) => fixed(v, 3))],
+    ["ratio", () => fixed(ratio, 3)], ["v", (x) => cell(x.v, (v) => fixed(v, 2))]];
+  if (words.labels.length !== rows.length || words.head.length !== 4) {
+    throw new Error(`页面里“side_table”这张表写了 ${words.labels.length} 行 ${words.head.length} 列，` +
+      `这里有 ${rows.length} 行 4 列`);
+  }
   const date = costs.torch?.wallClock.split("，").at(-1);
-  const where = machines.slice(1).map(([, head, , w]) => `“${head}”指${w}`).join("；") + (date ? `；测于 ${date}` : "");
+  const where = machines.slice(1).map(([key, , w]) => `“${head[key]}”指${w}`).join("；") + (date ? `；测于 ${date}` : "");
   return [el("div", { class: "c13-scroll c13-e6-table c13-e6-side", tabindex: 0, role: "region",
-    "aria-label": "你的机器和构建机并排" }, el("table", null,
-    el("caption", { text: "你的机器和构建机并排（同样的模型；构建机是 make measure 的实测中位数）" }),
-    el("thead", null, el("tr", null, el("th", { scope: "col", text: "量" }),
-      machines.map(([key, name]) => el("th", { scope: "col", "data-machine": key, text: name })))),
-    el("tbody", null, rows.map(([key, name, f]) => el("tr", { "data-row": key }, el("th", { scope: "row", text: name }),
-      machines.map(([machine, , x]) => el("td", { "data-machine": machine, text: f(x) }))))))),
+    "aria-label": words.caption }, el("table", null,
+    el("caption", { text: words.caption }),
+    el("thead", null, el("tr", null, el("th", { scope: "col", text: words.head[0] }),
+      machines.map(([key]) => el("th", { scope: "col", "data-machine": key, text: head[key] })))),
+    el("tbody", null, rows.map(([key, f], j) => el("tr", { "data-row": key },
+      el("th", { scope: "row", text: words.labels[j] }),
+      machines.map(([machine, x]) => el("td", { "data-machine": machine, text: f(x) }))))))),
   el("p", { class: "c13-e6-side-where", text: `${where}。` })];
 }
 
@@ -143,7 +150,7 @@ export function explainRun(result, k, opts) {
       el("figcaption", null, ...caption.childNodes)),
     said("end_to_end", "c13-e6-end-to-end"),
     ...(values.extra > 0 ? [said("overshoot", "c13-e6-overshoot")] : []),
-    ...[sideBySide(result, k, ratio, opts.costs)].flat(),
+    ...[sideBySide(result, k, ratio, opts.costs, opts.box)].flat(),
   ];
   return { nodes, data: { draft: result.draft, regime: r?.bound ?? "", overheadBound: verdict ? String(verdict.overhead) : "",
     roofAgrees: verdict ? String(verdict.agrees) : "", regimePositions: r?.positions ?? "", regimeMemoryMs: r?.memoryMs ?? "",

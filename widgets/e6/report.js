@@ -6,7 +6,7 @@
 // T = 1, this run's at T = 0). c and v(k) are medians over the measuring phase's samples (spread.mjs, which the
 // worker used too); 再测一次 adds samples to them. Each speed cell carries its kind (data-kind). Then what the run means
 // (explain.js: regime, c, v(k), a round's timeline, end to end, the build machine beside it) and the roofline.
-import { el, fill, fixed, fromMarkup, ms, num, pct, say, times, uid } from "../c13-util.js";
+import { el, fill, fixed, fromMarkup, ms, num, pct, say, sayTable, times, uid } from "../c13-util.js";
 import { ROOFLINE_MODEL, anchorRoof, forwardCost, predictedV, rate, roofTime, rooflineFigure, runPoints }
   from "../figures/roofline.mjs";
 import { measuredSpeedup } from "../figures/speedup.mjs";
@@ -21,16 +21,23 @@ const kernelName = (kernel, simd) => {
   return typeof name === "string" ? name : name[simd] ?? name.standard;
 };
 
-function table(caption, head, rows, cls, kinds = {}) {
+/** A table of the report: its caption, column heads and row names are the page's (`name`, docs/lab.md, filled with
+ * `values`: c13-util.js sayTable), its rows [key, ...cells] this module's, in the page's order of row names. */
+function table(box, name, values, rows, cls, kinds = {}) {
+  const words = sayTable(box, name, values);
+  if (words.labels.length !== rows.length || words.head.length !== rows[0].length) {
+    throw new Error(`页面里“${name}”这张表写了 ${words.labels.length} 行 ${words.head.length} 列，` +
+      `这里有 ${rows.length} 行 ${rows[0].length} 列`);
+  }
   // no class on the table itself: the theme styles plain tables (.md-typeset table:not([class])); the box scrolls
   // a table too wide for a phone, so the keyboard reaches it (tabindex) and it has a name
-  return el("div", { class: `c13-scroll c13-e6-table ${cls}`, tabindex: 0, role: "region", "aria-label": caption },
+  return el("div", { class: `c13-scroll c13-e6-table ${cls}`, tabindex: 0, role: "region", "aria-label": words.caption },
     el("table", null,
-    el("caption", { text: caption }),
-    el("thead", null, el("tr", null, head.map((h) => el("th", { scope: "col", text: h })))),
-    el("tbody", null, rows.map(([name, ...cells]) => el("tr", { "data-row": name[0] },
-      el("th", { scope: "row", text: name[1] }),
-      cells.map((c) => el("td", { text: c, "data-kind": kinds[name[0]] ?? kinds.all })))))));
+    el("caption", { text: words.caption }),
+    el("thead", null, el("tr", null, words.head.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", null, rows.map(([key, ...cells], i) => el("tr", { "data-row": key },
+      el("th", { scope: "row", text: words.labels[i] }),
+      cells.map((c) => el("td", { text: c, "data-kind": kinds[key] ?? kinds.all })))))));
 }
 
 // what each speedup row is (formats.mjs SPEED_KINDS)
@@ -74,46 +81,43 @@ function method(result, box) {
 
 const trimMs = (v) => String(Number(v.toPrecision(3)));
 
-function tables(result, k, target, p) {
+function tables(result, k, target, p, box) {
   const m = result.measured;
   const s = result.speculative;
   const sp = m.spread;
   const generated = s.generated ?? s.tokens.length; // the last round may write past nNew: all count per forward
-  const costs = table(`你的机器上的代价与产出（n = ${m.n} 轮计时）`, ["量", "实测（中位数）", "各轮最小–最大"], [
-    [["target-ms", `目标一次前向（${target}，一个位置）`], ms(m.targetMs), range(sp.targetMs, ms)],
-    [["draft-ms", `草稿一次前向（${result.draft}）`], ms(m.draftMs), range(sp.draftMs, ms)],
-    [["c", "c = 草稿一次前向 ÷ 目标一次前向"], fixed(m.c, 3), range(sp.c, (x) => fixed(x, 3))],
-    [["verify-ms", `目标一次验 k + 1 = ${k + 1} 个位置`], msOr(m.verifyMs), range(sp.verifyMs, ms)],
-    [["v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(m.v, 2), range(sp.v, (x) => fixed(x, 2))],
-    [["alpha", "α = 接受的草稿 token ÷ 检验的草稿 token"], `${pct(m.alpha)}（${num(m.accepted)} / ${num(m.tested)}）`, "—"],
-    [["per-forward", "每次目标前向产出的 token"],
-      `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`, "—"],
-  ], "c13-e6-costs");
   const runs = m.runs, mid = m.middle;
-  const rate = table(`每秒写出的 token（实测墙钟：两种写法轮流各跑 ${runs} 次，中位数）`,
-    ["写法", "端到端", "各次最小–最大", "只算前向"], [
-      [["target", "目标单独写"], perSecond(m.perSecond.target.endToEnd), range(sp.targetPerSecond, perSecond),
-        perSecond(m.perSecond.target.model)],
-      [["speculative", `投机解码（${result.draft}，k = ${k}）`], perSecond(m.perSecond.speculative.endToEnd),
-        range(sp.speculativePerSecond, perSecond), perSecond(m.perSecond.speculative.model)],
-    ], "c13-e6-rate", { all: "wall-clock" });
+  const values = { n: m.n, target, draft: result.draft, k, positions: k + 1, runs,
+    lesson_alpha: lessonAlphaSource(result.temperature) };
+  const costs = table(box, "costs_table", values, [
+    ["target-ms", ms(m.targetMs), range(sp.targetMs, ms)],
+    ["draft-ms", ms(m.draftMs), range(sp.draftMs, ms)],
+    ["c", fixed(m.c, 3), range(sp.c, (x) => fixed(x, 3))],
+    ["verify-ms", msOr(m.verifyMs), range(sp.verifyMs, ms)],
+    ["v", fixed(m.v, 2), range(sp.v, (x) => fixed(x, 2))],
+    ["alpha", `${pct(m.alpha)}（${num(m.accepted)} / ${num(m.tested)}）`, "—"],
+    ["per-forward", `${fixed(m.tokensPerTargetForward, 2)}（${num(generated)} ÷ ${num(s.targetForwards)}）`, "—"],
+  ], "c13-e6-costs");
+  const rate = table(box, "rate_table", values, [
+    ["target", perSecond(m.perSecond.target.endToEnd), range(sp.targetPerSecond, perSecond),
+      perSecond(m.perSecond.target.model)],
+    ["speculative", perSecond(m.perSecond.speculative.endToEnd), range(sp.speculativePerSecond, perSecond),
+      perSecond(m.perSecond.speculative.model)],
+  ], "c13-e6-rate", { all: "wall-clock" });
   const rest = (r) => r.total - r.model - r.sampler;
-  const split = table(`时间花在哪（毫秒，加速在中位数上的那一对运行）`, ["部分", "目标单独写", "投机解码"], [
-    [["target", "目标前向"], msOr(mid.target.target), msOr(mid.speculative.target)],
-    [["draft", "草稿前向"], "—", msOr(mid.speculative.draft)],
-    [["sampler", "接受判定与抽样（Python，sampler.py）"], msOr(mid.target.sampler), msOr(mid.speculative.sampler)],
-    [["rest", "循环的其余部分"], msOr(rest(mid.target)), msOr(rest(mid.speculative))],
-    [["total", "端到端合计"], msOr(mid.target.total), msOr(mid.speculative.total)],
-    [["forwards", "目标前向次数"], num(mid.target.targetForwards), num(mid.speculative.targetForwards)],
+  const split = table(box, "split_table", values, [
+    ["target", msOr(mid.target.target), msOr(mid.speculative.target)],
+    ["draft", "—", msOr(mid.speculative.draft)],
+    ["sampler", msOr(mid.target.sampler), msOr(mid.speculative.sampler)],
+    ["rest", msOr(rest(mid.target)), msOr(rest(mid.speculative))],
+    ["total", msOr(mid.target.total), msOr(mid.speculative.total)],
+    ["forwards", num(mid.target.targetForwards), num(mid.speculative.targetForwards)],
   ], "c13-e6-split");
-  const lessonAlpha = lessonAlphaSource(result.temperature) === "body" ? `E5 表里 ${result.draft} 的 α`
-    : "这次运行的 α（T = 0，正文只有 T = 1 的 α）";
-  const speed = table("加速：目标单独写的时间 ÷ 投机解码的时间", ["比较", "加速", "各次最小–最大"], [
-    [["end-to-end", `实测墙钟，端到端：两种写法轮流各跑 ${runs} 次，同一提示、种子和长度`], times(m.speedupEndToEnd),
-      range(sp.speedupEndToEnd, times)],
-    [["model", "实测，只算前向：同样这几次运行里前向自己的时间"], times(m.speedupModel), range(sp.speedupModel, times)],
-    [["own", "公式代入你的 c 与 v(k)（计时段测得）：E[N] ÷ (k·c + v(k))"], times(p.own), "—"],
-    [["lesson", `正文的公式：${lessonAlpha}，c = 参数比，v = 1`], times(p.lesson), "—"],
+  const speed = table(box, "speed_table", values, [
+    ["end-to-end", times(m.speedupEndToEnd), range(sp.speedupEndToEnd, times)],
+    ["model", times(m.speedupModel), range(sp.speedupModel, times)],
+    ["own", times(p.own), "—"],
+    ["lesson", times(p.lesson), "—"],
   ], "c13-e6-speed", SPEED_ROW_KINDS);
   return [costs, rate, split, speed];
 }
@@ -164,10 +168,9 @@ function roofline(result, k, { anchor, buildRoof }, box) {
       bandwidth: spreadOf(bw, "GB/s"), peak: spreadOf(peak, "GFLOP/s") }, "c13-e6-roof"),
     el("figure", { class: "c13-fig c13-e6-roofline" }, fromMarkup(rooflineFigure({ id: uid("e6-roof"), roofs, points })),
       el("figcaption", null, ...caption.childNodes)),
-    table("验 k + 1 个位置的代价：屋顶线的预测与实测", ["量", "预测（屋顶线）", "实测"], [
-      [["roof-v", `v(${k}) = 验 ${k + 1} 个位置 ÷ 一次前向`], fixed(v, 2),
-        `${fixed(m.v, 2)}（${range(m.spread.v, (x) => fixed(x, 2))}）`],
-      [["roof-ms", `目标一次前向（${models.target.name}）`], ms(oneMs), ms(m.targetMs)],
+    table(box, "roof_table", { k, positions: k + 1, target: models.target.name }, [
+      ["roof-v", fixed(v, 2), `${fixed(m.v, 2)}（${range(m.spread.v, (x) => fixed(x, 2))}）`],
+      ["roof-ms", ms(oneMs), ms(m.targetMs)],
     ], "c13-e6-roof-table"),
   ];
   return { nodes, reader, models, predictedV: v, data: { roofBandwidth: bw.median, roofPeak: peak.median, roofPredictedV: v,
@@ -188,7 +191,7 @@ export function showReport(box, result, options) {
       text: `这次运行的解释没能画出来（${err?.message || err}）：上面的实测不受影响；请按“再测一次”或刷新页面重跑。` })],
     data: { explainError: String(err?.message || err) } };
   }
-  fill(box, el("h4", { text: "你的机器上的实测" }), method(result, box), ...tables(result, k, options.target, p),
+  fill(box, el("h4", { text: "你的机器上的实测" }), method(result, box), ...tables(result, k, options.target, p, box),
     ...explained.nodes, ...roof.nodes);
   describe(box, result, p);
   Object.assign(box.dataset, roof.data, explained.data);
