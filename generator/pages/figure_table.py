@@ -136,7 +136,7 @@ def _verify_steps(ctx):
 def _when_faster(ctx):
     acc = ctx["acc_s"]
     k = acc["best_k"]
-    machines = [{"label": "锚点（屋顶线估计）", "v": ctx["v_anchor"]}]
+    machines = [{"label": "锚点（两个下界估出）", "v": ctx["v_anchor"]}]
     for label, timed in (("构建机 PyTorch（v 实测）", ctx["timings"]), ("构建机 WebAssembly（v 实测）", ctx["wasm_timed"])):
         if timed and k in timed["v"]:
             machines.append({"label": label, "v": timed["v"][k]["median"]})

@@ -10,7 +10,7 @@ from legibility import small_targets, small_text
 
 from generator.shared_sampler import sampler
 
-TERMS = "ABCDEFG"
+TERMS = "ABCDEFGHI"
 
 
 def fetched_files(site):
@@ -84,8 +84,8 @@ def test_the_formula_is_katex_and_its_terms_are_keyboard_toggles(lesson):
     # the page writes the proof's formulas once, in the prose: the live box holds a copy of each, and nothing else of
     # the page's marks its terms
     with_terms = """s => [...document.querySelectorAll(s)].filter(m => m.querySelector('.katex-html [data-term]')).length"""
-    assert page.evaluate(with_terms, "article .arithmatex:not(#e2 *)") == 2
-    assert page.evaluate(with_terms, "#e2 .arithmatex") == page.locator("#e2 .c13-live .c13-formula .katex").count() == 2
+    assert page.evaluate(with_terms, "article .arithmatex:not(#e2 *)") == 3
+    assert page.evaluate(with_terms, "#e2 .arithmatex") == page.locator("#e2 .c13-live .c13-formula .katex").count() == 3
     terms = page.eval_on_selector_all("#e2 .c13-live .c13-term", """ts => ts.map(t => ({ term: t.dataset.term,
         role: t.getAttribute('role'), tab: t.tabIndex, inKatex: !!t.closest('.katex-html'),
         hidden: !!t.closest('[aria-hidden=true]') }))""")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from browserlib import PHONE, UNMARKED_SPEEDS, WIDE, opened
+from walklib import follow, speedup
 from legibility import small_targets, small_text
 
 from generator.pages.context import e5_best
@@ -102,6 +103,24 @@ def test_the_sliders_sentence_is_for_the_static_version_only(lesson, browser, se
     assert not page.is_visible(sentence)
     with opened(browser, served + "index.html", viewport=WIDE, java_script_enabled=False) as (static, _):
         assert static.is_visible(sentence)
+
+
+def test_the_tries_done_in_order_leave_the_state_each_answer_speaks_of(browser, served, data, small_draft):
+    """The five tries done one after another as their text asks (walklib.follow: the presets, the sliders, «α 往下拖»
+    until the speedup falls below 1×), nothing reset between them: after the second every k pays, so the fastest is
+    the slider's top; after the third, α falls below 1× where its answer says (α < c, within a step of the slider)."""
+    acc, ks = data["accounting"]["drafts"][small_draft], data["constants"]["ks"]
+    with opened(browser, served + "index.html", viewport=WIDE) as (page, _):
+        asked = [page.inner_text(f"#e5 > ol > li >> nth={i}") for i in range(5)]
+        follow(page, asked[0])
+        follow(page, asked[1])
+        assert page.get_attribute("#e5 .c13-live figure", "data-best-k") == str(max(ks))
+        follow(page, asked[2])
+        alpha = float(page.input_value("#e5 input[type=range][id$='-alpha']"))
+        assert speedup(page) < 1, f"the third try never falls below 1× (α down to {alpha}): it leaves c at 0?"
+        assert acc["c"] - 0.02 <= alpha < acc["c"], (alpha, acc["c"])
+        for i in (3, 4):
+            assert follow(page, asked[i])
 
 
 def test_the_try_list_asks_first_and_answers_from_the_data(lesson, data, small_draft, large_draft):

@@ -154,54 +154,50 @@ def slider(page, name, value):
     page.fill(f"#e5 input[type=range][id$='-{name}']", str(value))
 
 
-def answer(page, i):
-    page.click(f"#e5 > ol > li >> nth={i} >> details summary")
+def speedup(page):
+    """E5's speedup as its output reads it («1.80×»)."""
+    return float(page.inner_text("#e5 output[id$='-speedup']").rstrip("×"))
 
 
-def e5_try(i, act):
-    def run(page):
-        act(page, page.inner_text(f"#e5 > ol > li >> nth={i}"))
-        answer(page, i)
-    return run
-
-
-def dragged_to(text):
-    """The values the try's text asks α to be dragged to («再把 α 拖到 0.8»)."""
-    found = re.findall(r"α\s*拖到\s*([0-9.]+)", text)
-    if not found:
-        raise SystemExit(f"walkthrough: E5's try names no value to drag α to: {text[:120]}")
-    return found
-
-
-def preset(page, index):
-    page.click(f"#e5 .c13-e5-presets button >> nth={index}")
-
-
-def try_alpha(page, text):
-    preset(page, 0)
-    slider(page, "alpha", dragged_to(text)[0])
-
-
-def try_free(page, text):
-    preset(page, 0)
-    slider(page, "c", 0)
-
-
-def try_break_even(page, text):
-    slider(page, "k", 1)
-    page.focus("#e5 input[type=range][id$='-alpha']")
-    for _ in range(30):
+def drag_down_until_below_one(page):
+    """α down a step at a time (the slider's arrow key), until the speedup reads below 1× or α reaches 0."""
+    alpha = "#e5 input[type=range][id$='-alpha']"
+    page.focus(alpha)
+    while speedup(page) >= 1 and float(page.input_value(alpha)) > 0:
         page.keyboard.press("ArrowLeft")
 
 
-def try_large(page, text):
-    preset(page, 1)
-    slider(page, "k", page.get_attribute("#e5 input[type=range][id$='-k']", "max"))
+PRESETS = {"小草稿": 0, "大草稿": 1, "DeepSeek-V3": 2}  # E5's preset buttons, in the order the widget draws them
+SLIDERS = {"α": "alpha", "c": "c", "k": "k"}
+# what a try's text asks the reader to do, in the order it says it: press a preset («点“大草稿…”», «点回小草稿的预设»),
+# drag a slider to a value («把 k 拖到 8»), drag α down until the speedup falls below 1× («再把 α 往下拖»)
+ASKS = re.compile(r"点回?“?(?P<preset>小草稿|大草稿|DeepSeek-V3)|(?P<slider>[αck])\s*拖到\s*(?P<value>[0-9.]+)"
+                  r"|(?P<down>α\s*往下拖)")
 
 
-def try_deepseek(page, text):
-    preset(page, 2)
-    slider(page, "alpha", dragged_to(text)[-1])
+def follow(page, text):
+    """Do what a try's question asks, in its order; → what was done, for a message. A try that asks nothing this
+    knows stops the walk, naming it."""
+    done = []
+    for m in ASKS.finditer(text.split("答案")[0]):
+        if m["preset"]:
+            page.click(f"#e5 .c13-e5-presets button >> nth={PRESETS[m['preset']]}")
+        elif m["slider"]:
+            slider(page, SLIDERS[m["slider"]], m["value"])
+        else:
+            drag_down_until_below_one(page)
+        done.append(m[0])
+    if not done:
+        raise SystemExit(f"walkthrough: E5's try asks nothing the walk knows how to do: {text[:120]}")
+    return done
+
+
+def e5_try(i):
+    """E5's try i (from 0): what its question asks, then its answer unfolded."""
+    def run(page):
+        follow(page, page.inner_text(f"#e5 > ol > li >> nth={i}"))
+        page.click(f"#e5 > ol > li >> nth={i} >> details summary")
+    return run
 
 
 # (experiment, what the reader does, kind, how, what of the experiment the step leaves out of sight): kind "act" is a
@@ -217,7 +213,7 @@ WALK = [
     ("e2", "step 4: the other prefix", "act", e2_switch("prefix")),
     ("e2", "step 5: predict the correct rule, run the larger run", "guess", e2_run("correct", 1)),
     ("e2", "step 5: rerun as the offline check", "act", e2_reproduce),
-    *[("e2", f"the proof: term ({t})", "act", e2_term(t)) for t in "ABCDEFG"],
+    *[("e2", f"the proof: term ({t})", "act", e2_term(t)) for t in "ABCDEFGHI"],
     ("tv", "rerun the TV curve in the browser", "act", tv_rerun),
     ("pair", "another preset", "act", pair_preset),
     ("pair", "drag a bar", "act", pair_drag),
@@ -225,11 +221,11 @@ WALK = [
     ("e3", "the small scale, k to its largest", "act", e3_scale),
     ("e4", "every round of the replay", "act", e4_rounds, ".c13-verify-block"),
     ("e4", "the verify slow motion, played", "act", e4_motion),
-    ("e5", "try 1: a larger α", "guess", e5_try(0, try_alpha)),
-    ("e5", "try 2: c to 0", "guess", e5_try(1, try_free)),
-    ("e5", "try 3: k = 1, α down", "guess", e5_try(2, try_break_even)),
-    ("e5", "try 4: the large draft at the largest k", "guess", e5_try(3, try_large)),
-    ("e5", "try 5: DeepSeek-V3", "guess", e5_try(4, try_deepseek)),
+    ("e5", "try 1: a larger α", "guess", e5_try(0)),
+    ("e5", "try 2: c to 0", "guess", e5_try(1)),
+    ("e5", "try 3: k = 1, α down until below 1×", "guess", e5_try(2)),
+    ("e5", "try 4: the large draft at the largest k", "guess", e5_try(3)),
+    ("e5", "try 5: DeepSeek-V3", "guess", e5_try(4)),
 ]
 
 

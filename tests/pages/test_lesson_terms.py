@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.sitelib import read
+from tests.sitelib import ROOT, read
 
 # term → (its defining words, which occur once on the page; how the page uses it)
 TERMS = {
@@ -53,3 +53,19 @@ def test_the_check_finds_a_use_before_a_definition():
     text = "先说 TV 的大小。再定义：总变差距离（TV）：差的一半。"
     begins = max(m.end() for m in SENTENCE_START.finditer(text, 0, re.search(defining, text).start()))
     assert re.search(used, text).start() < begins
+
+
+# the residual's other notations: norm(max(0, p − q)), (p − q)⁺
+OTHER_RESIDUALS = re.compile(r"norm\(max|\(p\s*[−-]\s*q\)\s*(?:⁺|\^\+)")
+COMMENT = re.compile(r"^\s*(?://|/\*|\*)")  # a widget's comment line, which no reader sees
+
+
+def test_the_residual_is_written_one_way_on_the_page_and_in_its_widgets():
+    """residual(x) (or 残差) wherever the lesson or its experiments show it; max(0, p − q) is named once, in its
+    definition. The widgets' words are in their code, so their sources are read too."""
+    sources = [ROOT / "docs" / "index.md", *sorted(ROOT.glob("widgets/**/*.js")),
+               *sorted(ROOT.glob("widgets/**/*.mjs"))]
+    other = [f"{path.relative_to(ROOT)}:{n}" for path in sources
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if OTHER_RESIDUALS.search(line) and not COMMENT.match(line)]
+    assert other == [], f"the residual written another way: {other}"

@@ -1,6 +1,7 @@
 """The page outside the experiments, as built: the papers in Chinese (from papers.json), the 404 page, the
 provenance recipe and corpus, small sentences of the prose, prompts in a box, readable math in the search
 index, the JavaScript-off line of each experiment and no empty table header."""
+import html
 import json
 import re
 
@@ -125,3 +126,20 @@ def test_no_table_header_is_empty(site):
     for p in our_pages(site):
         for th in re.findall(r"<th\b[^>]*>(.*?)</th>", read(p), re.S):
             assert re.sub(r"<[^>]+>", "", th).strip(), f"{p.name}: an empty table header"
+
+
+# Markdown that was not rendered: a list item run into the sentence before it («…。- **它卡在哪里**»), bold marks
+UNRENDERED = re.compile(r"[。；：！？）]\s*-\s+\S|\*\*\S")
+
+
+def test_no_markdown_shows_as_text(site):
+    """A template tag that drops the newline before a list item («[% endif %]» at a line's end) runs the item into
+    the sentence above; the built article shows no list marker or bold mark as text."""
+    for p in our_pages(site):
+        article = re.search(r"<article\b.*?</article>", read(p), re.S)
+        if not article:
+            continue
+        body = re.sub(r"<(script|style)\b.*?</\1>", " ", article.group(0), flags=re.S)
+        text = html.unescape(re.sub(r"<[^>]+>", " ", body))
+        shown = [text[max(0, m.start() - 40):m.end() + 20] for m in UNRENDERED.finditer(text)]
+        assert not shown, f"{p.name}: Markdown shown as text: {shown}"

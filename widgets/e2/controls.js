@@ -63,6 +63,6 @@ export function prediction(group, onChoose) {
     el("label", null, el("input", { type: "radio", name, value: "resample_p", onchange: () => choose("resample_p") }),
       " 目标分布 p"),
     el("label", null, el("input", { type: "radio", name, value: "correct", onchange: () => choose("correct") }),
-      " 残差 norm(max(0, p − q))"));
+      " 残差 residual(x)"));
   return { node, hint };
 }

@@ -1,8 +1,9 @@
 // E2's formula of lesson section 6: a copy of the page's own KaTeX formulas (docs/index.md, the proof that the
-// output is exactly p and the wrong variant after it, rendered at build time), whose terms carry data-term="A" …
-// "G" (\htmlData). Each term becomes a toggle button that highlights its part of the stacked picture (the picture's
-// data-hl attribute, styled in c13-widgets.css) and shows the page's own explanation of it: the proof's list entry
-// marked { #proof-A } … { #proof-G }, copied, with the chosen pair's figures it speaks of as labelled values.
+// output is exactly p, the wrong variant after it and the whole output's product, rendered at build time), whose
+// terms carry data-term="A" … "I" (\htmlData). Each term becomes a toggle button that highlights its part of the
+// stacked picture (the picture's data-hl attribute, styled in c13-widgets.css) and shows the page's own explanation
+// of it: the proof's list entry marked { #proof-A } … { #proof-I }, copied, with the chosen pair's figures it speaks
+// of as labelled values.
 import { el, fixed, pct } from "../c13-util.js";
 
 /** Each term: its formula as read aloud (the button's name), the picture's part, the chosen pair's figures. */
@@ -14,6 +15,8 @@ const TERMS = {
   E: ["(p(x) − min(p, q)(x))", "resid", ["rejected"]],
   F: ["min(p, q)(x)", "shared", ["alpha"]],
   G: ["(1 − α)·p(x)", "p", ["rejected", "closed"]],
+  H: ["P(x_i | x_<i)", "p", ["alpha", "rejected"]],
+  I: ["p(x_i | x_<i)", "p", []],
 };
 
 /** The figures a term's explanation speaks of, as label and value for the pair `dist`. */
@@ -103,6 +106,7 @@ export function formulaBlock(intro, maths, page, onChoose) {
     for (const button of buttons) button.setAttribute("aria-pressed", button.dataset.term === chosen ? "true" : "false");
   };
   const explain = (term, dist) => (term ? el("div", { class: "c13-term-entry" }, copies(entries[term]),
-    el("p", { class: "c13-term-values" }, TERMS[term][2].map((name) => el("span", { text: FIGURES[name](dist) })))) : null);
+    TERMS[term][2].length ? el("p", { class: "c13-term-values" },
+      TERMS[term][2].map((name) => el("span", { text: FIGURES[name](dist) }))) : null) : null);
   return { node, press, explain };
 }

@@ -98,7 +98,8 @@ function feedback(result, dist, floor, labels, limit) {
       `这次输出只有 ${prob(share)}。答案应当是残差。`];
     mark = bias ? "✗ 偏了。" : "✗ 还看不出，但偏了。";
     text = [bias ? `${head}：是偏差，输出不是 p。共有的那部分被算了两次，目标喜欢而草稿很少提的 token 出得太少——` :
-      `${head}：这么多次，总的 TV 还分不出偏差；可单看一个 token 就不是噪声——`, ...example];
+      `${head}：这么多次还分不出偏差，可闭式算出的偏差是 ${fixed(dist.closedTV, 4)}，抽得再多它也不会退去。` +
+      "看差得最多的 token——", ...example];
   } else {
     mark = bias ? "？ 少见。" : "✓ 对了。";
     text = [bias ? `${head}：这样的种子很少见，换一个再跑。` : `${head}：和直接从 p 抽分不开，差别只是抽样噪声，输出就是 p。`];
