@@ -262,6 +262,16 @@ class Claims:
         of the TV over the small n (direct, correct) below every fall over the large n, as printed (one decimal)."""
         return max(shown_fixed(f, 1) for f in small_n) < min(shown_fixed(f, 1) for f in large_n)
 
+    def tv_bias_from(self, means):
+        """The sentence that, by the lesson's one rule, resampling's TV on the curve becomes bias only from some n: the
+        first n at which its geometric mean exceeds CLEAR_OF_NOISE × direct sampling's (the noise floor the figure
+        draws), as printed (one decimal); "unseen" with the largest n when it never does."""
+        ns = self.data["tv_curve"]["ns"]
+        for n, resample, direct in zip(ns, means["resample_p"], means["direct"]):
+            if shown_fixed(resample / direct, 1) > CLEAR_OF_NOISE:
+                return {"case": "seen", "n": n}
+        return {"case": "unseen", "n": ns[-1]}
+
     def check_tv_together(self, means):
         """The correct scheme and drawing from p directly, pure sampling noise, fall together along the noise floor:
         both schemes' TV (the geometric means the figure draws) falls at every n and stays within TOGETHER of the

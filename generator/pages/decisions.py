@@ -27,6 +27,8 @@ DECISIONS = {
                      "prefix"),
     "other_bias": (("more", "less", "same"), "lesson_values: the other prefix's closed-form TV against the main's"),
     "tv_slow": (YES_NO, "Claims.tv_slower: the TV falls slower at small n than at large n"),
+    "tv_bias.case": (("seen", "unseen"), "Claims.tv_bias_from: resampling's TV over clear_of_noise × direct sampling's "
+                     "at some n of the curve, or at none"),
     "robust_best_k": (YES_NO, "lesson_values: each draft's best k the same at both ends of its α's 95% interval"),
     "slow_at_k_max.below_one": (YES_NO, "Claims.slow_at_k_max: the large draft below 1× at the largest k"),
     "note.why.inside": (YES_NO, "Claims.measured_best: the pooled α inside that k's 95% interval"),

@@ -313,6 +313,23 @@ def test_the_tv_curves_falling_together_is_checked(d):
     names_its_place(e, "check_many_small", [0, d["tv_curve"]["ns"][0]])
 
 
+def test_the_tv_curve_is_called_bias_from_the_first_n_past_the_one_rule(d):
+    """By the lesson's one rule (clear_of_noise × the noise floor, as printed): resampling's TV on the curve becomes
+    bias at the first n where it passes direct sampling's by that much, recomputed here; never past it, the page says
+    so at the largest n."""
+    from generator.pages.context import tv_means
+    means = tv_means(d["tv_curve"])
+    ns, rule = d["tv_curve"]["ns"], claims.CLEAR_OF_NOISE
+    first = next((n for n, r, x in zip(ns, means["resample_p"], means["direct"]) if round(r / x, 1) > rule), None)
+    assert Claims(d).tv_bias_from(means) == ({"case": "seen", "n": first} if first else {"case": "unseen", "n": ns[-1]})
+    flat = copy.deepcopy(means)
+    flat["resample_p"] = [x * rule for x in flat["direct"]]  # exactly at the rule: not past it
+    assert Claims(d).tv_bias_from(flat) == {"case": "unseen", "n": ns[-1]}
+    early = copy.deepcopy(means)
+    early["resample_p"][0] = early["direct"][0] * (rule + 0.2)
+    assert Claims(d).tv_bias_from(early) == {"case": "seen", "n": ns[0]}
+
+
 def test_every_check_guards_a_sentence_the_page_still_has():
     """A check whose sentence left the page would guard nothing, silently: each Claims.check_… is called by the
     page, and a helper whose result the page reads is read (decisions.py names them, tests/pages/test_picks.py)."""
