@@ -153,3 +153,16 @@ def test_no_small_text_or_tap_target_in_e4_on_a_phone(browser, served, scheme):
                 page.click("#e4 .c13-e4-bar button >> nth=3")
             assert small_text(page, "#e4") == [], f"step {step}"
             assert small_targets(page, "#e4") == [], f"step {step}"
+
+
+def test_before_the_first_round_the_replay_names_the_round_the_motion_shows(lesson):
+    """At round 0 the replay has shown nothing yet while the verify motion below already shows a whole round: the
+    replay's line says which one, so the two do not seem to disagree."""
+    page, _ = lesson
+    page.focus("#e4 .c13-e4-bar")
+    page.keyboard.press("Home")
+    assert page.get_attribute("#e4", "data-step") == "0"
+    shown = int(page.get_attribute("#e4 .c13-verify-block .c13-verify", "data-round")) + 1
+    assert f"慢动作先放第 {shown} 轮" in page.inner_text("#e4 .c13-totals")
+    page.keyboard.press("ArrowRight")
+    assert "慢动作" not in page.inner_text("#e4 .c13-totals")

@@ -114,9 +114,11 @@ function bindKeys(bar, state, total, go, playback) {
   });
 }
 
-/** The running totals after `step` rounds that yielded `tokens`: tokens per target forward (plain decoding: 1). */
-function totalsText(step, total, tokens) {
-  return step === 0 ? `第 0 / ${total} 轮：还没有开始。按“下一轮”。`
+/** The running totals after `step` rounds that yielded `tokens`: tokens per target forward (plain decoding: 1).
+ * Before the first round, which round the verify motion below shows meanwhile (`example`, from 1; none: no motion). */
+function totalsText(step, total, tokens, example) {
+  return step === 0 ? `第 0 / ${total} 轮：还没有开始。按“下一轮”。` +
+      (example ? `下面的慢动作先放第 ${example} 轮。` : "")
     : `第 ${step} / ${total} 轮 · 已产出 ${tokens} 个 token · 目标前向 ${step} 次 · ` +
       `每次目标前向 ${(tokens / step).toFixed(2)} 个 token（普通解码永远是 1）`;
 }
@@ -176,7 +178,7 @@ export function render(section, data) {
   function draw() {
     const step = state.step;
     const tokens = rounds.slice(0, step).reduce((sum, r) => sum + r.yield, 0);
-    totals.textContent = totalsText(step, total, tokens);
+    totals.textContent = totalsText(step, total, tokens, motionBlock ? builtRound + 1 : null);
     section.dataset.step = String(step);
     section.dataset.tokens = String(tokens);
     showTextUpTo(textBox, replay, labels, step);
