@@ -3,32 +3,28 @@
 // (g[data-cell], in both layouts) becomes a focusable button, and choosing one
 // shows the anchor's own quantity for it, computed from the embedded anchor roofline data
 // (precomputed/anchor-model.json through c13.json).
-import { chineseUnits, el, fill, fromMarkup, gb, gflop, mount, ms, num, staticChildren, stash, uid } from "../c13-util.js";
+import { el, fill, fromMarkup, gb, gflop, mount, ms, num, say, staticChildren, stash, uid } from "../c13-util.js";
 import { requestPath } from "../figures/request_path.mjs";
 
+/** Each cell of the diagram: its name, the anchor's figures for it (rows, and a table for some); its words are the
+ * page's (docs/index.md, E1's <div data-say="cell_NAME">, c13-util.js say). */
 function cellInfo(anchor, temperature) {
   const k1 = anchor.positions_verified;
   const perSecond = 1000 / anchor.weight_read_ms_per_token;
-  const bytesPerParam = anchor.bytes_read_per_token / anchor.params_read_per_token;
   const bounds = () => boundsTable(anchor);
   return {
     tokenize: {
       name: "分词",
-      text: "把请求的文字切成 token id。它在 CPU 上完成，不读模型权重，和后面的每一步相比可以忽略。",
       rows: [["锚点词表 V", `${num(anchor.vocab_size)} 个 token`]],
     },
     prefill: {
       name: "预填充",
-      text: "整段提示词一次前向：权重只读一遍，计算随提示词的长度增长。提示词不太长时，它和一步解码一样受读权重所限——" +
-        "这正是投机解码要借用的性质。",
       rows: [["读全部权重（一次）", `${gb(anchor.bytes_read_per_token)}，≥ ${ms(anchor.weight_read_ms_per_token)}`],
         ["每个位置的计算", `${gflop(anchor.flops_per_position)}，≥ ${ms(anchor.compute_ms_per_token)}`],
         ["计算追上读权重的位置数", `约 ${num(Math.round(anchor.read_over_compute))} 个（读 ÷ 算的下界之比）`]],
     },
     read: {
       name: "读全部权重",
-      text: `批量 1 时，每写出一个 token 都要把 ${chineseUnits(anchor.params_read_per_token)}个参数（每个 ${bytesPerParam} 字节）` +
-        "从显存读一遍。这是一步解码里最慢的部分。",
       rows: [["每个 token 读的字节", gb(anchor.bytes_read_per_token)],
         ["带宽下界（字节 ÷ 峰值显存带宽）", `≥ ${ms(anchor.weight_read_ms_per_token)}`],
         [`同一次前向算 ${k1} 个位置`, `仍然只读一遍：${gb(anchor.bytes_read_per_token)}，≥ ${ms(anchor.weight_read_ms_per_token)}`],
@@ -37,7 +33,6 @@ function cellInfo(anchor, temperature) {
     },
     compute: {
       name: "计算",
-      text: "每个参数一次乘、一次加。按峰值算力，这一部分远比读权重快：算术单元大部分时间在等数据。",
       rows: [["每个位置的浮点运算", gflop(anchor.flops_per_position)],
         ["算力下界（运算量 ÷ 峰值 BF16 算力）", `≥ ${ms(anchor.compute_ms_per_token)}`],
         [`同一次前向算 ${k1} 个位置`, `${gflop(anchor.flops_per_position * k1)}，≥ ${ms(anchor.compute_ms_for_positions)}`],
@@ -46,27 +41,22 @@ function cellInfo(anchor, temperature) {
     },
     sample: {
       name: "采样",
-      text: "按目标给出的分布抽一个 token。本课的主角就在这里：草稿猜的 token 被接受还是被拒，也是在这一步决定的。",
       rows: [["分布的长度", `V = ${num(anchor.vocab_size)}`], ["相对读权重", "可以忽略"]],
     },
     append: {
       name: "追加",
-      text: "把新 token 接到序列末尾，回到“读全部权重”开始下一步。每一步只产出一个 token，所以每个 token 都要付一次读权重的代价。",
       rows: [["每个 token 至少", `≥ ${ms(anchor.weight_read_ms_per_token)}`], ["每秒最多", `约 ${Math.floor(perSecond)} 个 token`]],
     },
     detokenize: {
       name: "还原文字",
-      text: "把 token id 还原成文字送回给用户。和分词一样在 CPU 上完成，可以忽略。",
       rows: [["锚点词表 V", `${num(anchor.vocab_size)} 个 token`]],
     },
     kv: {
       name: "KV 缓存（旁路）",
-      text: "预填充时写入，每一步读取并追加新位置。锚点是混合架构，它的线性注意力层不存逐位置的 KV，而是每个请求带一个固定大小的状态。",
       rows: [["线性注意力状态（每个请求）", `${Math.round(anchor.linear_attention_state_mb)} MB = ${Math.round(anchor.linear_attention_state_mib)} MiB`]],
     },
     params: {
       name: "采样参数（旁路）",
-      text: `温度、top-k / top-p 等决定分布怎么塑形。本课一律在温度 T = ${temperature} 下采样，p 和 q 就是模型给出的原始分布。`,
       rows: [["本课的温度", `T = ${temperature}`]],
     },
   };
@@ -106,7 +96,8 @@ export function render(section, data) {
     for (const g of cells) g.setAttribute("aria-pressed", g.dataset.cell === cell.dataset.cell ? "true" : "false");
     const d = info[cell.dataset.cell];
     const dl = el("dl", { class: "c13-dl" }, d.rows.map(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
-    fill(panel, el("p", { class: "c13-e1-name" }, el("strong", { text: d.name })), el("p", { text: d.text }), dl,
+    const words = say(section, `cell_${cell.dataset.cell}`, {}, "");
+    fill(panel, el("p", { class: "c13-e1-name" }, el("strong", { text: d.name })), words, dl,
       d.extra ? d.extra() : null);
     panel.dataset.cell = cell.dataset.cell;
   }

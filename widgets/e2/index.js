@@ -34,8 +34,7 @@ function naivePanel(widget) {
   const area = runArea("naive", widget.python);
   widget.areas.push(area);
   widget.panels[0].append(
-    el("p", { text: "草稿从 q 抽一个 x，目标从 p 抽一个 y；两者相等才算猜中，否则取 y。输出永远是目标自己抽的 y，所以分布是对的——" +
-      "可是两次独立抽样撞到同一个 token 的概率只有 Σ p(x)·q(x)。" }),
+    say(widget.section, "naive_how", {}, ""),
     el("div", { class: "c13-buttons" }, widget.button("跑一轮（朴素）", () => widget.oneRound("naive", out, tally)),
       widget.button(`跑 ${num(widget.liveSizes[0])} 轮（朴素）`,
         () => widget.bigRun("naive", widget.liveSizes[0], area, false))),
@@ -47,10 +46,9 @@ function failPanel(widget) {
   const table = el("div", { class: "c13-scroll" });
   const text = el("p");
   widget.panels[1].append(
-    el("p", { text: "两个分布重合的部分（上图的绿色，总量 α）其实很大；朴素方案却只有在两边“撞上同一个”时才用得上它。" +
-      "下表比较每个 token 被草稿提出并被留下的概率：朴素方案是 q(x)·p(x)，按 min(1, p/q) 接受则是 min(p(x), q(x))。" }),
+    say(widget.section, "fail_why", {}, ""),
     text, table,
-    el("p", { text: "那么被拒之后该怎么办？最省事的想法是“从 p 重抽”——第 ③ 页先让你预测，再跑给你看。" }));
+    say(widget.section, "fail_next", {}, ""));
   return { table, text };
 }
 
@@ -71,9 +69,7 @@ function reproductionBox(widget, data) {
   };
   select.addEventListener("change", update);
   const node = el("div", { class: "c13-repro-box" },
-    el("p", null, el("strong", { text: "复现离线数字。" }),
-      `生成器离线跑过每种抽法各 ${num(data.offline.n)} 次（种子记录在数据里）。用同样的种子、同样的次数、` +
-      "同一个 sampler.py 在浏览器里再跑一遍，TV 应当逐位相同。"),
+    say(widget.section, "repro_how", {}, ""),
     el("div", { class: "c13-seed-row" }, el("label", { for: select.id, text: "抽法 " }), select, button),
     info, el("div", { class: "c13-repro", "aria-live": "polite" }, area.node));
   return { node, update };
@@ -97,8 +93,7 @@ function improvedPanel(widget, data) {
     (term) => widget.chooseTerm(term));
   const reproduction = reproductionBox(widget, data);
   widget.panels[2].append(
-    el("p", { text: "草稿从 q 抽出 x 之后：若 p(x) ≥ q(x)，一律接受；若 q(x) > p(x)，以 p(x)/q(x) 的概率接受。" +
-      "被拒时，从 p 超出 q 的那部分（图里的蓝色）里抽。" }),
+    say(widget.section, "correct_how", {}, ""),
     el("div", { class: "c13-buttons" }, widget.button("跑一轮", () => widget.oneRound("correct", out, tally))),
     out, tally, guess.node, guess.hint, el("div", { class: "c13-buttons" }, ...bigButtons), area.node,
     reproduction.node, formula.node, explain);
