@@ -16,6 +16,13 @@ def test_the_lesson_shows_at_most_its_budget_of_chinese(lesson):
     assert figures["han_open"] > figures["han"], "the folds hold nothing: the measure of closed folds is broken"
 
 
+def test_a_phone_shows_no_more_than_the_budget_either(phone_page):
+    """At 375 px the experiments draw their narrow layouts, which may show a few characters more than at 1280 px: the
+    budget holds there too."""
+    shown = measure(phone_page)["han"]
+    assert shown <= MOST_SHOWN, f"at 375 px the lesson shows {shown:,} Chinese characters, more than {MOST_SHOWN:,}"
+
+
 def test_no_sentence_of_the_lesson_runs_on(lesson):
     page, _ = lesson
     long = [s for s in measure(page)["sentences"] if len(s) > LONG]
