@@ -34,6 +34,12 @@ SAME_SIZE, CLEAR_OF_NOISE = THRESHOLDS["same_size"], THRESHOLDS["clear_of_noise"
 TRY_ALPHAS = (0.8, 0.9, 0.95)
 
 
+def beyond_noise(tv, floor):
+    """The lesson's one rule for noise or bias (widgets/e2/runs.js noiseOrBias is its twin in the browser): a TV over
+    CLEAR_OF_NOISE times the noise floor is bias; one at or below it cannot be told from noise."""
+    return tv > CLEAR_OF_NOISE * floor
+
+
 def page_lines(pattern):
     """Where the pages call or read what matches the regex `pattern`: "docs/index.md line(s) N, …" for each page of
     docs/ with such a line (numbered as the template's errors number them), joined by "; "."""
@@ -138,7 +144,7 @@ class Claims:
         closed-form TV over CLEAR_OF_NOISE times the TV of drawing from p directly."""
         prefix, draft = prefix or self.main, draft or self.small
         closed = self.data["distributions"][prefix]["tv_resample_p_closed_form"][draft]
-        return closed > CLEAR_OF_NOISE * self.data["offline"]["results"][prefix][draft]["direct"]["tv"]
+        return beyond_noise(closed, self.data["offline"]["results"][prefix][draft]["direct"]["tv"])
 
     def check_deficit(self, prefix=None, draft=None):
         """E2's second step, which says that resampling from p under-draws the token the target likes and the draft
@@ -264,11 +270,11 @@ class Claims:
 
     def tv_bias_from(self, means):
         """The sentence that, by the lesson's one rule, resampling's TV on the curve becomes bias only from some n: the
-        first n at which its geometric mean exceeds CLEAR_OF_NOISE × direct sampling's (the noise floor the figure
-        draws), as printed (one decimal); "unseen" with the largest n when it never does."""
+        first n at which its geometric mean is beyond_noise of direct sampling's (the noise floor the figure draws);
+        "unseen" with the largest n when it never is."""
         ns = self.data["tv_curve"]["ns"]
         for n, resample, direct in zip(ns, means["resample_p"], means["direct"]):
-            if shown_fixed(resample / direct, 1) > CLEAR_OF_NOISE:
+            if beyond_noise(resample, direct):
                 return {"case": "seen", "n": n}
         return {"case": "unseen", "n": ns[-1]}
 

@@ -314,13 +314,13 @@ def test_the_tv_curves_falling_together_is_checked(d):
 
 
 def test_the_tv_curve_is_called_bias_from_the_first_n_past_the_one_rule(d):
-    """By the lesson's one rule (clear_of_noise × the noise floor, as printed): resampling's TV on the curve becomes
+    """By the lesson's one rule (over clear_of_noise × the noise floor): resampling's TV on the curve becomes
     bias at the first n where it passes direct sampling's by that much, recomputed here; never past it, the page says
     so at the largest n."""
     from generator.pages.context import tv_means
     means = tv_means(d["tv_curve"])
     ns, rule = d["tv_curve"]["ns"], claims.CLEAR_OF_NOISE
-    first = next((n for n, r, x in zip(ns, means["resample_p"], means["direct"]) if round(r / x, 1) > rule), None)
+    first = next((n for n, r, x in zip(ns, means["resample_p"], means["direct"]) if r > rule * x), None)
     assert Claims(d).tv_bias_from(means) == ({"case": "seen", "n": first} if first else {"case": "unseen", "n": ns[-1]})
     flat = copy.deepcopy(means)
     flat["resample_p"] = [x * rule for x in flat["direct"]]  # exactly at the rule: not past it
