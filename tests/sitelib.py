@@ -42,8 +42,12 @@ def read(path):
 
 def page_text(path):
     """The visible text of a page (tags, scripts and styles removed, entities decoded)."""
-    s = read(path)
-    s = re.sub(r"<(script|style)\b.*?</\1>", " ", s, flags=re.S)
+    return visible_text(read(path))
+
+
+def visible_text(markup):
+    """The text of some HTML: tags, scripts and styles removed, entities decoded."""
+    s = re.sub(r"<(script|style)\b.*?</\1>", " ", markup, flags=re.S)
     s = re.sub(r"<[^>]+>", " ", s)
     return html.unescape(s)
 

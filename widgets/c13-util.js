@@ -61,15 +61,20 @@ export function say(inside, name, values, cls) {
 /** A table the page writes for a widget: under [data-say=NAME], a paragraph (the caption) and a Markdown table
  * whose header names the columns and whose first column names each row, filled as say() fills. → {caption, head,
  * labels, picked}: the caption's text, the header cells' texts, the first cell of each body row as text, the picks
- * taken. A block without its caption or table throws, naming it. */
-export function sayTable(inside, name, values) {
+ * taken. A block without its caption or table, or whose table is not `rows` × `cols` (the widget's shape of it),
+ * throws, naming it. */
+export function sayTable(inside, name, values, rows, cols) {
   const block = pageWords(inside, name).cloneNode(true);
   const picked = fillWords(block, name, values).join(" ");
   const caption = block.querySelector("p"), table = block.querySelector("table");
   if (!caption || !table) throw new Error(`页面里“${name}”这张表缺少标题或表格`);
   const text = (node) => node.textContent.replace(/\s+/g, " ").trim();
-  return { caption: text(caption), head: [...table.querySelectorAll("thead th")].map(text),
-    labels: [...table.querySelectorAll("tbody tr")].map((tr) => text(tr.cells[0])), picked };
+  const head = [...table.querySelectorAll("thead th")].map(text);
+  const labels = [...table.querySelectorAll("tbody tr")].map((tr) => text(tr.cells[0]));
+  if (labels.length !== rows || head.length !== cols) {
+    throw new Error(`页面里“${name}”这张表写了 ${labels.length} 行 ${head.length} 列，这里有 ${rows} 行 ${cols} 列`);
+  }
+  return { caption: text(caption), head, labels, picked };
 }
 
 function pageWords(inside, name) {

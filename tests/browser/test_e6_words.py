@@ -15,8 +15,9 @@ from tests.pages.test_picks import BROKEN
 FILL = """async ([name, values]) => {
   const { say, sayTable } = await import(new URL('assets/c13/c13-util.js', document.baseURI).href);
   const inside = document.querySelector('#e6 [data-words]');
-  if (inside.querySelector(`[data-say="${name}"] table`)) {  // a table: its caption, heads and row names, a line each
-    const t = sayTable(inside, name, values);
+  const table = inside.querySelector(`[data-say="${name}"] table`);
+  if (table) {  // a table (in the shape the page gives it): its caption, heads and row names, a line each
+    const t = sayTable(inside, name, values, table.tBodies[0].rows.length, table.tHead.rows[0].cells.length);
     return { text: [t.caption, ...t.head, ...t.labels].join('\\n'), left: 0, picked: t.picked, cls: 'probe',
              rows: t.labels.length };
   }
@@ -81,6 +82,12 @@ def test_a_missing_value_or_case_is_refused_by_name(lab):
     path = next(p for p, cases in picks if "yes" not in cases)
     assert path in page.evaluate(REFUSED, ["regime", dict(values, **{path: "nowhere"})])
     assert "nowhere_said" in page.evaluate(REFUSED, ["nowhere_said", values])
+    # a table whose shape is not the widget's is refused, naming the table and both shapes
+    refused = page.evaluate("""async () => {
+      const { sayTable } = await import(new URL('assets/c13/c13-util.js', document.baseURI).href);
+      try { sayTable(document.querySelector('#e6 [data-words]'), 'split_table', {}, 99, 3); return null; }
+      catch (err) { return err.message; } }""")
+    assert refused and "split_table" in refused and "99 行" in refused, refused
 
 
 @pytest.mark.slow("E6 runs the models in Chromium once")

@@ -5,7 +5,7 @@ since a reader reads those as well."""
 import re
 import time
 
-from browserlib import PYODIDE_TIMEOUT_MS
+from browserlib import PYODIDE_TIMEOUT_MS, wait_ready
 
 from tests.pagetext import HAN, sentences
 
@@ -60,11 +60,6 @@ def e1_cell(cell):
         until(page, f"document.querySelector('#e1 g.c13-cell[data-cell={cell}]')"
               ".getAttribute('aria-pressed') === 'true'")
     return run
-
-
-def e2_python(page):
-    page.locator("#e2 [role=tablist]").scroll_into_view_if_needed()
-    until(page, "document.querySelector('#e2').dataset.pyodide === 'ready'")
 
 
 def e2_single_rounds(page):
@@ -206,7 +201,7 @@ WALK = [
     ("e1", "choose the cell: reading the weights", "act", e1_cell("read")),
     ("e1", "choose the cell: compute", "act", e1_cell("compute")),
     ("e1", "choose the cell: KV cache", "act", e1_cell("kv")),
-    ("e2", "Python loads (it starts when E2 comes into view)", "wait", e2_python),
+    ("e2", "Python loads (it starts when E2 comes into view)", "wait", wait_ready),
     ("e2", "step 1: one round at a time, three rounds", "act", e2_single_rounds),
     ("e2", "step 2: predict «目标 p», run the smaller run", "guess", e2_run("resample_p", 0)),
     ("e2", "step 3: the large draft", "act", e2_switch("draft")),

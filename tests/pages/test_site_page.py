@@ -1,14 +1,13 @@
 """The page outside the experiments, as built: the papers in Chinese (from papers.json), the 404 page, the
 provenance recipe and corpus, small sentences of the prose, prompts in a box, readable math in the search
 index, the JavaScript-off line of each experiment and no empty table header."""
-import html
 import json
 import re
 
 from generator import contract
 from generator.pages import formats
 from generator.pages.search_text import readable_math
-from tests.sitelib import ROOT, our_pages, page_text, read
+from tests.sitelib import ROOT, our_pages, page_text, read, visible_text
 
 PAPERS = ROOT / "precomputed" / "papers.json"
 
@@ -139,7 +138,6 @@ def test_no_markdown_shows_as_text(site):
         article = re.search(r"<article\b.*?</article>", read(p), re.S)
         if not article:
             continue
-        body = re.sub(r"<(script|style)\b.*?</\1>", " ", article.group(0), flags=re.S)
-        text = html.unescape(re.sub(r"<[^>]+>", " ", body))
+        text = visible_text(article.group(0))
         shown = [text[max(0, m.start() - 40):m.end() + 20] for m in UNRENDERED.finditer(text)]
         assert not shown, f"{p.name}: Markdown shown as text: {shown}"

@@ -174,11 +174,12 @@ export function render(section, data) {
   // the verify motion below follows this replay's round (before the first round: the round it was built on)
   const motion = motionBlock ? mountVerifyMotion(motionBlock, data) : null;
   const builtRound = motionBlock ? Number(motionBlock.querySelector(".c13-verify")?.dataset.round ?? 0) : 0;
+  const example = motionBlock ? builtRound + 1 : null; // the round the motion shows before the first (from 1)
 
   function draw() {
     const step = state.step;
     const tokens = rounds.slice(0, step).reduce((sum, r) => sum + r.yield, 0);
-    totals.textContent = totalsText(step, total, tokens, motionBlock ? builtRound + 1 : null);
+    totals.textContent = totalsText(step, total, tokens, example);
     section.dataset.step = String(step);
     section.dataset.tokens = String(tokens);
     showTextUpTo(textBox, replay, labels, step);

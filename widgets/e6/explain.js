@@ -91,18 +91,14 @@ function sideBySide(result, k, ratio, costs, box) {
     return el("p", { class: "c13-e6-build-missing", text: `构建机的数字这里没法并排：${costs?.reason ?? "页面没有带上构建机的实测。"}` });
   }
   const m = result.measured, i = costs.ks.indexOf(k), d = result.draft;
-  const words = sayTable(box, "side_table", { draft: d, k });
-  const head = Object.fromEntries(["reader", "wasm", "torch"].map((key, j) => [key, words.head[j + 1]]));
   const machines = [["reader", { targetMs: m.targetMs, c: m.c, v: m.v }],
     ...[["wasm", costs.wasm], ["torch", costs.torch]].filter(([, e]) => e)
       .map(([key, e]) => [key, { targetMs: e.targetMs, c: e.c[d], v: e.v[i] }, e.where])];
   const cell = (v, f) => (typeof v === "number" && Number.isFinite(v) ? f(v) : "—");
   const rows = [["target-ms", (x) => cell(x.targetMs, ms)], ["c", (x) => cell(x.c, (v) => fixed(v, 3))],
     ["ratio", () => fixed(ratio, 3)], ["v", (x) => cell(x.v, (v) => fixed(v, 2))]];
-  if (words.labels.length !== rows.length || words.head.length !== 4) {
-    throw new Error(`页面里“side_table”这张表写了 ${words.labels.length} 行 ${words.head.length} 列，` +
-      `这里有 ${rows.length} 行 4 列`);
-  }
+  const words = sayTable(box, "side_table", { draft: d, k }, rows.length, 4); // 量, the reader, WebAssembly, torch
+  const head = Object.fromEntries(["reader", "wasm", "torch"].map((key, j) => [key, words.head[j + 1]]));
   const date = costs.torch?.wallClock.split("，").at(-1);
   const where = machines.slice(1).map(([key, , w]) => `“${head[key]}”指${w}`).join("；") + (date ? `；测于 ${date}` : "");
   return [el("div", { class: "c13-scroll c13-e6-table c13-e6-side", tabindex: 0, role: "region",
